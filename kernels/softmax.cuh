@@ -1,0 +1,115 @@
+// Shared device code for the softmax kernels: constants, the online (max, sum)
+// state and its merge, warp and block reductions, and vector access helpers.
+// Every kernel file includes this header; the harness inlines it before
+// compiling, so a change here changes the compiled source (and the cache key).
+#pragma once
+
+namespace sh {
+
+// NVRTC has no <math.h>: build the infinities from their bit patterns.
+__device__ __forceinline__ float neg_inf() { return __int_as_float(0xff800000u); }
+__device__ __forceinline__ float pos_inf() { return __int_as_float(0x7f800000u); }
+
+constexpr unsigned FULL_MASK = 0xffffffffu;
+
+// exp(a - b) where b is a running maximum with b >= a. A masked value (a = -inf)
+// contributes exactly 0 even when b is -inf too: (-inf) - (-inf) is NaN, and this
+// guard is what keeps it out of the sum. +inf and NaN still propagate as NaN.
+__device__ __forceinline__ float exp_below(float a, float b) {
+    return a == neg_inf() ? 0.0f : expf(a - b);
+}
+
+// The online-softmax state: the running maximum m and d = sum(exp(x_j - m)).
+// The empty state is (-inf, 0); a state whose m is -inf always has d = 0.
+struct MaxSum {
+    float m;
+    float d;
+};
+
+__device__ __forceinline__ MaxSum empty_state() { return {neg_inf(), 0.0f}; }
+
+// Fold one element into a state (the online recurrence with its correction factor).
+__device__ __forceinline__ MaxSum push(MaxSum s, float x) {
+    const float m = fmaxf(s.m, x);
+    return {m, s.d * exp_below(s.m, m) + exp_below(x, m)};
+}
+
+// Merge two states; associative and commutative, NaN-free for two -inf maxima.
+__device__ __forceinline__ MaxSum merge(MaxSum a, MaxSum b) {
+    const float m = fmaxf(a.m, b.m);
+    return {m, a.d * exp_below(a.m, m) + b.d * exp_below(b.m, m)};
+}
+
+// The reduction operators, each with its identity.
+struct Max {
+    __device__ static float identity() { return neg_inf(); }
+    __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct Sum {
+    __device__ static float identity() { return 0.0f; }
+    __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct Merge {
+    __device__ static MaxSum identity() { return empty_state(); }
+    __device__ MaxSum operator()(MaxSum a, MaxSum b) const { return merge(a, b); }
+};
+
+__device__ __forceinline__ float shfl_xor(float v, int lane_mask, int width = 32) {
+    return __shfl_xor_sync(FULL_MASK, v, lane_mask, width);
+}
+__device__ __forceinline__ MaxSum shfl_xor(MaxSum v, int lane_mask, int width = 32) {
+    return {shfl_xor(v.m, lane_mask, width), shfl_xor(v.d, lane_mask, width)};
+}
+
+// Butterfly reduction over groups of WIDTH consecutive lanes (a power of two up
+// to 32); every lane of the group ends with the result. All 32 lanes must call it.
+template <int WIDTH = 32, class Op, class T>
+__device__ __forceinline__ T group_reduce(Op op, T v) {
+#pragma unroll
+    for (int offset = WIDTH / 2; offset > 0; offset /= 2) v = op(v, shfl_xor(v, offset, WIDTH));
+    return v;
+}
+
+template <class Op, class T>
+__device__ __forceinline__ T warp_reduce(Op op, T v) {
+    return group_reduce<32>(op, v);
+}
+
+// Two-level block reduction: warp shuffles, then the per-warp partials through
+// shared memory. blockDim.x must be a multiple of 32 and at most 1024; scratch
+// holds 32 values. Every thread returns the result. It may be called again with
+// the same scratch: the leading barrier keeps the previous call's readers safe.
+template <class Op, class T>
+__device__ __forceinline__ T block_reduce(Op op, T v, T* scratch) {
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int warps = blockDim.x >> 5;
+    v = warp_reduce(op, v);
+    __syncthreads();
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    // Every warp reduces the partials itself: no broadcast, no third barrier.
+    return warp_reduce(op, lane < warps ? scratch[lane] : Op::identity());
+}
+
+// Normalised output for one element, given the row's final state.
+__device__ __forceinline__ float normalise(float x, MaxSum s) { return expf(x - s.m) / s.d; }
+
+// 16-byte vector access to a row that may start at any 4-byte aligned address:
+// for_each_vec calls head(i) for the scalar prefix up to a 16-byte boundary,
+// body(i, v) for each aligned float4, and tail(i) for what is left. Work is
+// split over `lanes` cooperating threads, this one being `lane`.
+struct RowSplit {
+    int head;  // scalar elements before the first 16-byte boundary (0..3, at most n)
+    int vecs;  // aligned float4s after the head
+    int n;     // row length
+};
+
+__device__ __forceinline__ RowSplit split_row(const float* row, int n) {
+    const int misalign = static_cast<int>((reinterpret_cast<size_t>(row) >> 2) & 3);
+    int head = misalign == 0 ? 0 : 4 - misalign;
+    head = head < n ? head : n;
+    return {head, (n - head) >> 2, n};
+}
+
+}  // namespace sh

@@ -1,0 +1,37 @@
+"""softmax-harness: correctness, fuzzing and benchmarking for CUDA softmax kernels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .compiler import KernelCompileError
+from .reference import reference_softmax
+from .registry import KERNELS_DIR, HeaderError, VariantSpec, discover
+from .variant import Variant
+
+__all__ = [
+    "HeaderError", "KernelCompileError", "Variant", "VariantSpec", "known_bad", "reference_softmax",
+    "variant", "variants",
+]
+
+
+def _all(root: Path | None = None) -> list[Variant]:
+    return [Variant(spec) for spec in discover(root or KERNELS_DIR)]
+
+
+def variants(root: Path | None = None) -> list[Variant]:
+    """Every correct variant declared under ``kernels/`` (known-bad ones left out)."""
+    return [v for v in _all(root) if not v.spec.known_bad]
+
+
+def known_bad(root: Path | None = None) -> list[Variant]:
+    """The known-bad gallery: variants that carry a planted defect and the property that catches it."""
+    return [v for v in _all(root) if v.spec.known_bad]
+
+
+def variant(name: str, root: Path | None = None) -> Variant:
+    """The variant called ``name`` (correct or known-bad)."""
+    for v in _all(root):
+        if v.name == name:
+            return v
+    raise KeyError(f"no softmax variant named {name!r}")

@@ -1,0 +1,68 @@
+"""Per-element error bounds for a float32 softmax against the float64 reference.
+
+Let u = 2**-24 (float32 unit roundoff), m the row maximum (exact: a maximum
+involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
+
+* rounding of ``x_i - m``: an absolute error of at most u*|x_i - m| in the
+  exponent, hence a relative error of about u*|x_i - m| in exp(x_i - m);
+* the exponential itself: ``expf`` is within 2 ulp (CUDA Programming Guide). A
+  ``fast_math`` variant (``__expf``, i.e. ``ex2.approx(x * log2 e)``) rounds the
+  scaled argument once more and ``ex2.approx`` is within 2 ulp, so it is charged
+  ``FAST_EXP_ULPS`` and twice the argument term;
+* the sum d: each addition in the longest sequential chain adds at most u
+  relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
+  §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
+  levels. Online variants also round a correction factor and a product per step,
+  so they are charged ``ONLINE_STEP_ULPS`` per step instead of one;
+* the division and the final rounding: 2 ulp.
+
+Flush-to-zero (CuPy compiles with ``-ftz=true``): any intermediate or output
+below 2**-126 may become 0, so each element also gets an absolute floor of
+2**-125. Denormal outputs are thus never required; denormal inputs behave as 0.
+
+The bound is relative to |y_ref| plus the floor:
+``|y - y_ref| <= |y_ref| * u * (|x_i - m| * A + E + S * chain) + 2**-125``,
+with a safety factor ``SLACK`` on the whole (the analysis bounds first-order terms).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+U = 2.0**-24
+FTZ_FLOOR = 2.0**-125
+EXP_ULPS = 2.0
+FAST_EXP_ULPS = 4.0
+ONLINE_STEP_ULPS = 3.0
+SLACK = 2.0
+
+
+def chain_length(n_cols: int, lanes: int) -> int:
+    """Longest sequential accumulation chain of a row of ``n_cols`` split over ``lanes`` threads."""
+    lanes = max(1, min(lanes, max(n_cols, 1)))
+    return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
+
+
+def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False, xp=np):
+    """Allowed |y - ref| per element, for an (N, C) input ``x`` and its float64 reference."""
+    x64 = xp.asarray(x, dtype=xp.float64)
+    n_cols = x64.shape[-1]
+    with np.errstate(invalid="ignore"):
+        peak = xp.max(xp.where(xp.isnan(x64), -xp.inf, x64), axis=-1, keepdims=True)
+        gap = xp.abs(x64 - peak)
+    gap = xp.where(xp.isfinite(gap), gap, 0.0)
+    step = ONLINE_STEP_ULPS if algorithm == "online" else 1.0
+    exp_ulps = FAST_EXP_ULPS if fast_math else EXP_ULPS
+    arg_weight = 2.0 if fast_math else 1.0
+    rel = U * (gap * arg_weight + exp_ulps + 2.0 + step * chain_length(n_cols, lanes))
+    return SLACK * xp.abs(ref) * rel + FTZ_FLOOR
+
+
+def ulps(y, ref, xp=np):
+    """|y - ref| in float32 ulps of ref (0 where both are equal, inf for a NaN mismatch)."""
+    r = xp.abs(ref).astype(xp.float32)
+    spacing = (xp.nextafter(r, xp.float32(xp.inf)) - r).astype(xp.float64)
+    spacing = xp.maximum(spacing, 2.0**-149)
+    return xp.abs(y.astype(xp.float64) - ref) / spacing

@@ -1,0 +1,129 @@
+"""Turning a kernel file into compiled code: source expansion, NVRTC options, CuPy modules.
+
+Local ``#include "x.cuh"`` lines are inlined (with ``#line`` directives, so compiler
+messages still name the original file and line). CuPy's cache key is the source
+text, so an edit to a shared header also invalidates every cached module that
+uses it. The same expanded source and options feed :func:`compile_offline`, which
+needs no GPU: it drives NVRTC through ``cuda-bindings``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+from pathlib import Path
+
+# Options we pass to cupy.RawModule ...
+OPTIONS = ("--std=c++17",)
+# ... and the ones CuPy's cached NVRTC path adds by itself (cupy/cuda/compiler.py):
+# flush-to-zero, and host-less code. CuPy also picks -arch=sm_XX of the device.
+CUPY_IMPLICIT_OPTIONS = ("-ftz=true", "--device-as-default-execution-space")
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
+
+
+class KernelCompileError(RuntimeError):
+    """A kernel file that does not compile; the message names the file and the compiler log."""
+
+
+def expand_source(path: Path, _seen: frozenset = frozenset()) -> str:
+    """The source of ``path`` with its local ``#include "..."`` files inlined once each."""
+    path = Path(path).resolve()
+    out = [f'#line 1 "{_display(path)}"']
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        match = _INCLUDE.match(line)
+        if not match:
+            out.append(line)
+            continue
+        target = (path.parent / match.group(1)).resolve()
+        if not target.is_file():
+            target = (path.parent.parent / match.group(1)).resolve()  # known_bad/ -> kernels/
+        if not target.is_file():
+            raise KernelCompileError(f"{_display(path)}:{number}: included file "
+                                     f"{match.group(1)!r} not found")
+        if target not in _seen:
+            out.append(expand_source(target, _seen | {path, target}))
+        out.append(f'#line {number + 1} "{_display(path)}"')
+    return "\n".join(out) + "\n"
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(expand_source(path).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=None)
+def load_module(path: Path, _digest: str):
+    """Compile one kernel file through ``cupy.RawModule`` (NVRTC); cached per process."""
+    import cupy
+
+    module = cupy.RawModule(code=expand_source(path), options=OPTIONS, backend="nvrtc")
+    try:
+        module.compile()
+    except cupy.cuda.compiler.CompileException as exc:
+        raise KernelCompileError(f"{path} does not compile:\n{exc}") from None
+    return module
+
+
+def get_function(path: Path, kernel: str):
+    """The compiled ``extern "C"`` function ``kernel`` of ``path``."""
+    module = load_module(Path(path), source_digest(path))
+    try:
+        return module.get_function(kernel)
+    except Exception as exc:  # CuPy raises CUDADriverError for a missing symbol
+        raise KernelCompileError(f"{path}: no kernel named {kernel!r} ({exc})") from None
+
+
+def cuda_include_dirs() -> list[str]:
+    """Header folders for offline compiles: the toolkit's include and its CCCL copy."""
+    roots = [os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
+    dirs = []
+    for root in filter(None, roots):
+        for sub in ("include", "include/cccl"):
+            candidate = Path(root) / sub
+            if candidate.is_dir():
+                dirs.append(str(candidate))
+    return dirs
+
+
+def compile_offline(path: Path, arch: str = "sm_90", extra_options=()) -> dict:
+    """Compile ``path`` to a cubin with NVRTC, no GPU needed.
+
+    Uses the same expanded source and options as the CuPy path. Returns
+    ``{"cubin": bytes, "log": str}``; the log holds ``-Xptxas=-v`` resource lines
+    (registers, spills) when asked for through ``extra_options``.
+    """
+    from cuda.bindings import nvrtc
+
+    def check(result, what):
+        err = result[0] if isinstance(result, tuple) else result
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise KernelCompileError(f"{path}: NVRTC {what} failed: {err}")
+        return result[1:] if isinstance(result, tuple) else ()
+
+    source = expand_source(path).encode()
+    (prog,) = check(nvrtc.nvrtcCreateProgram(source, str(path).encode(), 0, [], []), "create")
+    options = [*OPTIONS, *CUPY_IMPLICIT_OPTIONS, f"-arch={arch}", *extra_options]
+    options += [f"-I{d}" for d in cuda_include_dirs()]
+    try:
+        err = nvrtc.nvrtcCompileProgram(prog, len(options), [o.encode() for o in options])[0]
+        (size,) = check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+        log = b" " * size
+        check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
+        log = log.decode(errors="replace").rstrip("\x00").strip()
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise KernelCompileError(f"{path} does not compile for {arch}:\n{log}")
+        (size,) = check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
+        cubin = b" " * size
+        check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin")
+        return {"cubin": cubin, "log": log}
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)

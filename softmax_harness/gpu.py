@@ -1,0 +1,41 @@
+"""Is there a CUDA device, and what is it."""
+
+from __future__ import annotations
+
+import functools
+
+SKIP_REASON = "no CUDA device"
+
+
+@functools.lru_cache(maxsize=None)
+def available() -> bool:
+    """True when CuPy imports and sees at least one CUDA device."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def describe() -> dict:
+    """Device name, driver, CUDA runtime, CuPy and NVRTC versions (empty without a GPU)."""
+    if not available():
+        return {}
+    import cupy
+
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    driver = cupy.cuda.runtime.driverGetVersion()
+    runtime = cupy.cuda.runtime.runtimeGetVersion()
+    nvrtc = cupy.cuda.nvrtc.getVersion()
+    return {
+        "device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+        "compute_capability": f"{props['major']}.{props['minor']}",
+        "multiprocessors": props["multiProcessorCount"],
+        "l2_bytes": props["l2CacheSize"],
+        "memory_bytes": props["totalGlobalMem"],
+        "cuda_driver": f"{driver // 1000}.{driver % 1000 // 10}",
+        "cuda_runtime": f"{runtime // 1000}.{runtime % 1000 // 10}",
+        "cupy": cupy.__version__,
+        "nvrtc": ".".join(map(str, nvrtc)),
+    }

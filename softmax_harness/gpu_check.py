@@ -1,0 +1,127 @@
+"""The GPU runner: the whole GPU suite, one child process per kernel, into ``reports/gpu.json``.
+
+Each correct variant's tests run in a pytest child of their own, so a kernel that
+crashes the CUDA context or hangs fails alone (with a timeout) and the run goes on.
+The report records the sha256 of every file under ``kernels/``, the device and
+its software versions, the time, and every test's outcome and duration.
+
+    python -m softmax_harness.gpu_check [--profile dev] [--out reports/gpu.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import gpu
+from .registry import KERNELS_DIR
+
+ROOT = KERNELS_DIR.parent
+REPORT = ROOT / "reports" / "gpu.json"
+OUTCOMES = ("passed", "failed", "skipped", "error")
+
+
+def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
+    """sha256 of every file under ``kernels/``, keyed by its path relative to the repository."""
+    return {
+        str(p.relative_to(root.parent)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _driver_version() -> str:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip().splitlines()[0]
+    except Exception as exc:  # no nvidia-smi: say so rather than guess
+        return f"unknown ({exc.__class__.__name__})"
+
+
+def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict]:
+    """Run pytest in a child; return its test records and tally (or one error record)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results.json"
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
+               f"--results-json={results}", *args]
+        started = time.time()
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            output, code = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
+                else (exc.stdout or "")
+            code = None
+        log.write(f"===== {label}: {' '.join(args)}\n{output}\n")
+        log.flush()
+        elapsed = time.time() - started
+        if results.is_file() and code is not None:
+            data = json.loads(results.read_text())
+            tests = [t for t in data["tests"] if "empty parameter set" not in t.get("reason", "")]
+            if code not in (0, 1, 5):  # pytest itself broke (internal error, usage error)
+                tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
+                              "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
+            return tests, data.get("tally", {})
+        why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
+        return [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
+                 "message": f"the test process {why} (a crash or a hang):\n{output[-3000:]}"}], {}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="gpu-check", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=REPORT)
+    parser.add_argument("--log", type=Path, default=None, help="full pytest output (default: beside --out)")
+    parser.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
+    parser.add_argument("--variant", action="append", default=[], help="only these variants")
+    args = parser.parse_args(argv)
+
+    if not gpu.available():
+        print("gpu-check: no CUDA device visible (CuPy sees none); nothing was run.", file=sys.stderr)
+        return 2
+    import softmax_harness
+
+    started = time.time()
+    names = [v.name for v in softmax_harness.variants() if not args.variant or v.name in args.variant]
+    common = ["tests", "-m", "gpu", f"--hypothesis-profile={args.profile}"]
+    log_path = args.log or args.out.with_suffix(".log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    tests, tally = [], {}
+    with open(log_path, "w") as log:
+        for name in names:
+            print(f"gpu-check: {name} ...", flush=True)
+            got, t = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
+            tests += got
+            tally.update(t)
+            print(f"gpu-check: {name}: " + ", ".join(
+                f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
+        got, t = run_pytest("other", [*common, "--variant=__none__"], args.timeout, log)
+        tests += got
+        tally.update(t)
+
+    summary = {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
+    report = {
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(time.time() - started, 1),
+        "hypothesis_profile": args.profile,
+        "environment": {**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
+        "kernels_sha256": kernel_digests(),
+        "summary": summary,
+        "tally": tally,
+        "tests": sorted(tests, key=lambda t: t["nodeid"]),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
+    return 0 if summary["failed"] == summary["error"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""Kernel registry: the ``@variant`` headers inside ``kernels/**/*.cu``.
+
+Each kernel file declares its variants in comment lines of the form::
+
+    // @variant name=online_warp kernel=online_warp algorithm=online geometry=warp-per-row threads=128
+
+Fields (``key=value``, values may be quoted):
+
+``name``        unique identifier of the variant (letters, digits, ``_``)
+``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
+``algorithm``   ``safe`` (max, sum, normalise), ``online`` (running max and sum) or ``naive``
+``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row`` or ``grid-stride``
+``threads``     threads per block: a multiple of 32, at most 1024
+``lanes``       threads that share one row (``group-per-row`` and ``grid-stride``; others derive it)
+``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` (default 4)
+``max_cols``    longest supported row, or ``none`` (default)
+``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
+``dtypes``      comma-separated element types (default ``float32``)
+``convention``  ``torch`` (an all -inf row gives NaN, the default) or ``masked`` (it gives zeros)
+``fast_math``   ``true`` when the kernel uses approximate intrinsics (it gets a looser bound)
+``catches``     known-bad kernels only: the property that must catch its defect
+``defect``      known-bad kernels only: what is wrong with it
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+
+ALGORITHMS = ("naive", "safe", "online")
+GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride")
+CONVENTIONS = ("torch", "masked")
+DTYPES = ("float32", "float16", "bfloat16")
+
+_MARKER = "@variant"
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
+_KNOWN = set(_REQUIRED) | {
+    "lanes", "blocks_per_sm", "max_cols", "smem_per_col", "dtypes", "convention",
+    "fast_math", "catches", "defect",
+}
+
+
+class HeaderError(ValueError):
+    """A malformed ``@variant`` header; the message starts with ``file:line:``."""
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """What a kernel file declares about one of its variants."""
+
+    name: str
+    kernel: str
+    algorithm: str
+    geometry: str
+    threads: int
+    lanes: int
+    path: Path
+    line: int
+    blocks_per_sm: int = 4
+    max_cols: int | None = None
+    smem_per_col: int = 0
+    dtypes: tuple[str, ...] = ("float32",)
+    convention: str = "torch"
+    fast_math: bool = False
+    catches: str | None = None
+    defect: str | None = None
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def known_bad(self) -> bool:
+        return self.catches is not None
+
+    @property
+    def rows_per_block(self) -> int:
+        return self.threads // self.lanes
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+def _fail(path: Path, line: int, message: str) -> HeaderError:
+    return HeaderError(f"{path}:{line}: {message}")
+
+
+def _int(path, line, key, value, low=1, high=None) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise _fail(path, line, f"{key}={value!r} is not an integer") from None
+    if number < low or (high is not None and number > high):
+        bounds = f"{low}..{high}" if high is not None else f">= {low}"
+        raise _fail(path, line, f"{key}={number} is out of range ({bounds})")
+    return number
+
+
+def _choice(path, line, key, value, allowed) -> str:
+    if value not in allowed:
+        raise _fail(path, line, f"{key}={value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
+    """Parse the text after ``@variant`` on one line into a :class:`VariantSpec`."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError as exc:
+        raise _fail(path, line, f"cannot split the header: {exc}") from None
+    fields: dict[str, str] = {}
+    for token in tokens:
+        key, sep, value = token.partition("=")
+        if not sep or not key:
+            raise _fail(path, line, f"expected key=value, got {token!r}")
+        if key not in _KNOWN:
+            raise _fail(path, line, f"unknown field {key!r} (known: {', '.join(sorted(_KNOWN))})")
+        if key in fields:
+            raise _fail(path, line, f"field {key!r} given twice")
+        fields[key] = value
+    missing = [key for key in _REQUIRED if key not in fields]
+    if missing:
+        raise _fail(path, line, f"missing field(s): {', '.join(missing)}")
+
+    for key in ("name", "kernel"):
+        if not _NAME.match(fields[key]):
+            raise _fail(path, line, f"{key}={fields[key]!r} is not an identifier")
+    algorithm = _choice(path, line, "algorithm", fields["algorithm"], ALGORITHMS)
+    geometry = _choice(path, line, "geometry", fields["geometry"], GEOMETRIES)
+    threads = _int(path, line, "threads", fields["threads"], 1, 1024)
+    if threads % 32:
+        raise _fail(path, line, f"threads={threads} is not a multiple of 32")
+    derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads}
+    if geometry in derived:
+        if "lanes" in fields:
+            raise _fail(path, line, f"lanes is implied by geometry={geometry}; leave it out")
+        lanes = derived[geometry]
+    else:
+        lanes = _int(path, line, "lanes", fields.get("lanes", str(threads)), 1, threads)
+        if threads % lanes or lanes & (lanes - 1) and lanes % 32:
+            raise _fail(path, line, f"lanes={lanes} must divide threads={threads} "
+                        "and be a power of two or a multiple of 32")
+    max_cols = fields.get("max_cols", "none")
+    dtypes = tuple(fields.get("dtypes", "float32").split(","))
+    for dtype in dtypes:
+        _choice(path, line, "dtypes", dtype, DTYPES)
+    fast_math = _choice(path, line, "fast_math", fields.get("fast_math", "false"), ("true", "false"))
+    if ("catches" in fields) != ("defect" in fields):
+        raise _fail(path, line, "a known-bad kernel declares both catches= and defect=")
+    return VariantSpec(
+        name=fields["name"],
+        kernel=fields["kernel"],
+        algorithm=algorithm,
+        geometry=geometry,
+        threads=threads,
+        lanes=lanes,
+        path=path,
+        line=line,
+        blocks_per_sm=_int(path, line, "blocks_per_sm", fields.get("blocks_per_sm", "4")),
+        max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
+        smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),
+        dtypes=dtypes,
+        convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
+        fast_math=fast_math == "true",
+        catches=fields.get("catches"),
+        defect=fields.get("defect"),
+    )
+
+
+def parse_file(path: Path) -> list[VariantSpec]:
+    """All variants declared in one kernel file (a file must declare at least one)."""
+    path = Path(path)
+    specs = []
+    for number, text in enumerate(path.read_text().splitlines(), start=1):
+        _, marker, rest = text.partition(_MARKER)
+        if marker and text.lstrip().startswith("//"):
+            specs.append(parse_header_line(rest, path, number))
+    if not specs:
+        raise _fail(path, 1, f"no '// {_MARKER} ...' header line declares a variant")
+    return specs
+
+
+def discover(root: Path = KERNELS_DIR) -> list[VariantSpec]:
+    """Every variant under ``root`` (``*.cu`` and ``known_bad/*.cu``), names checked unique."""
+    specs: list[VariantSpec] = []
+    for path in sorted(Path(root).rglob("*.cu")):
+        specs.extend(parse_file(path))
+    seen: dict[str, VariantSpec] = {}
+    for spec in specs:
+        if spec.name in seen:
+            raise _fail(spec.path, spec.line, f"variant name {spec.name!r} is already "
+                        f"declared at {seen[spec.name].where}")
+        seen[spec.name] = spec
+    return specs

@@ -1,0 +1,202 @@
+"""Hypothesis strategies for adversarial softmax inputs.
+
+Strategies draw compact *recipes* (what kind of row, how long, where the special
+values go, an RNG seed); :func:`build_batch` turns a recipe into a float32 array
+with NumPy. Generation stays fast for long rows, and a failing example shrinks to
+the shortest row, the simplest value kind and the fewest special values, because
+each list below is ordered from simple to nasty.
+
+Public strategies: :func:`lengths`, :func:`row_recipes`, :func:`batches`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from hypothesis import strategies as st
+
+FLT_MAX = float(np.finfo(np.float32).max)
+FLT_TINY = float(np.finfo(np.float32).tiny)  # smallest normal; below it CuPy's -ftz flushes
+
+#: Kinds of finite row content, simplest first.
+VALUE_KINDS = (
+    "randn",          # standard normal, scaled by 3
+    "equal",          # every element the same (0, 1, large, huge)
+    "one_ulp",        # all equal but one element, one ulp above
+    "integers",       # small integers (exact sums, many ties)
+    "dominant",       # one element 60 above the rest: the others underflow towards 0
+    "wide",           # normal * 1000: most outputs underflow, some flush to zero
+    "mixed_scales",   # magnitudes from 1e-30 to 1e30 in one row
+    "near_max",       # clustered at +FLT_MAX or -FLT_MAX
+    "huge",           # spread over +-FLT_MAX: x - max overflows to -inf
+    "subnormal",      # subnormals, +0.0 and -0.0 (flushed to zero under -ftz)
+    "signed_zeros",   # only +0.0 and -0.0
+)
+#: Where -inf goes: no mask, the first element, a padding tail, a causal prefix
+#: (row i of a batch keeps i + 1 elements), random positions, the whole row.
+MASK_KINDS = ("none", "first", "tail", "causal", "random", "full")
+#: Poison values that the contract turns into an all-NaN row.
+SPECIAL_KINDS = ("none", "posinf", "nan")
+
+#: Row lengths that break kernels: tiny, around warp and vector widths, around powers of two.
+INTERESTING_LENGTHS = tuple(sorted(
+    {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, 4097}
+    | {k * 32 + d for k in (1, 2, 3, 4, 8) for d in (-1, 0, 1)}
+    | {2**p + d for p in range(7, 15) for d in (-1, 0, 1)}
+))
+LONG_LENGTHS = (2**17 + 3, 2**20, 2**20 + 1)
+
+
+@dataclass(frozen=True)
+class RowRecipe:
+    """How to build one row: value kind, -inf mask, poison values, and their counts."""
+
+    values: str = "randn"
+    mask: str = "none"
+    special: str = "none"
+    count: int = 1        # masked (random) or special positions
+    cut: float = 0.5      # padding tail starts at this fraction of the row
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class BatchRecipe:
+    """A 2-d batch: ``n_rows`` rows of ``n_cols``, cycling through ``rows``; ``offset``
+    is the misalignment (in elements) of the input and output base pointers."""
+
+    n_cols: int
+    rows: tuple[RowRecipe, ...] = (RowRecipe(),)
+    n_rows: int = 0       # 0: one row per recipe
+    offset: int = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_rows or len(self.rows), self.n_cols)
+
+
+def _values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if kind == "randn":
+        return rng.standard_normal(n) * 3
+    if kind == "equal":
+        return np.full(n, rng.choice([0.0, 1.0, -7.25, 1e30, -3e38, 3e38]))
+    if kind == "one_ulp":
+        row = np.full(n, np.float32(rng.choice([0.0, 1.0, 88.5, -1e20])), dtype=np.float32)
+        row[rng.integers(n)] = np.nextafter(row[0], np.float32(np.inf))
+        return row
+    if kind == "integers":
+        return rng.integers(-20, 21, n).astype(np.float64)
+    if kind == "dominant":
+        row = rng.standard_normal(n)
+        row[rng.integers(n)] = 60.0 + row.max()
+        return row
+    if kind == "wide":
+        return rng.standard_normal(n) * 1000
+    if kind == "mixed_scales":
+        return rng.standard_normal(n) * 10.0 ** rng.uniform(-30, 30, n)
+    if kind == "near_max":
+        sign = rng.choice([-1.0, 1.0])
+        return sign * FLT_MAX * (1 - rng.integers(0, 64, n) * 2.0**-23)
+    if kind == "huge":
+        return rng.uniform(-FLT_MAX, FLT_MAX, n)
+    if kind == "subnormal":
+        tiny = rng.integers(0, 2**23, n).astype(np.uint32).view(np.float32).astype(np.float64)
+        return tiny * rng.choice([-1.0, 1.0, 0.0], n)
+    if kind == "signed_zeros":
+        return rng.choice([0.0, -0.0], n)
+    raise ValueError(f"unknown value kind {kind!r}")
+
+
+def build_row(recipe: RowRecipe, n_cols: int, row_index: int = 0) -> np.ndarray:
+    """The float32 row that ``recipe`` describes (deterministic in the recipe); a causal
+    row at ``row_index`` keeps its first ``row_index % n_cols + 1`` elements."""
+    rng = np.random.default_rng(recipe.seed)
+    row = _values(recipe.values, n_cols, rng).astype(np.float32)
+    count = max(1, min(recipe.count, n_cols))
+    if recipe.mask == "first":
+        row[0] = -np.inf
+    elif recipe.mask == "tail":
+        row[max(1, int(recipe.cut * n_cols)):] = -np.inf
+    elif recipe.mask == "causal":
+        row[row_index % n_cols + 1:] = -np.inf
+    elif recipe.mask == "random":
+        row[rng.choice(n_cols, count, replace=False)] = -np.inf
+    elif recipe.mask == "full":
+        row[:] = -np.inf
+    if recipe.special != "none":
+        row[rng.choice(n_cols, count, replace=False)] = np.inf if recipe.special == "posinf" else np.nan
+    return row
+
+
+def build_batch(recipe: BatchRecipe) -> np.ndarray:
+    """The (N, C) float32 array that ``recipe`` describes; rows cycle through ``recipe.rows``."""
+    n_rows, n_cols = recipe.shape
+    kinds = recipe.rows[:n_rows]
+    if not kinds or not n_cols:
+        return np.empty((n_rows, n_cols), np.float32)
+    unmasked = [replace(r, mask="none") if r.mask == "causal" else r for r in kinds]
+    batch = np.resize(np.stack([build_row(r, n_cols) for r in unmasked]), (n_rows, n_cols))
+    causal = np.array([r.mask == "causal" for r in kinds])
+    index = np.arange(n_rows)
+    rows = index[causal[index % len(kinds)]]
+    if rows.size:  # row i of the batch keeps its first i % C + 1 elements
+        cols = np.arange(n_cols)
+        batch[rows] = np.where(cols[None, :] > (rows % n_cols)[:, None], -np.inf, batch[rows])
+    return batch
+
+
+def lengths(max_cols: int | None = None, threads: int | None = None, *, long_rows: bool = False,
+            limit: int = 20000):
+    """Row lengths: the interesting ones, the variant's own edges, and any length up to ``limit``."""
+    cap = min(limit, max_cols) if max_cols else limit
+    edges = set(INTERESTING_LENGTHS)
+    for edge in (threads, max_cols):
+        if edge:
+            edges |= {edge - 1, edge, edge + 1, 4 * edge + 3}
+    if long_rows:
+        edges |= set(LONG_LENGTHS)
+    ceiling = max_cols or max(edges)
+    edges = sorted(e for e in edges if 1 <= e <= ceiling)
+    return st.one_of(st.sampled_from(edges), st.integers(1, max(1, cap)))
+
+
+def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):
+    """Recipes for single rows, drawn from the given kinds."""
+    return st.builds(
+        RowRecipe,
+        values=st.sampled_from(values),
+        mask=st.sampled_from(masks),
+        special=st.sampled_from(specials),
+        count=st.integers(1, 4),
+        cut=st.sampled_from([0.5, 0.0, 0.25, 0.9, 1.0 - 1e-9]),
+        seed=st.integers(0, 2**32 - 1),
+    )
+
+
+@st.composite
+def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: int = 2**22,
+            aligned_only: bool = False):
+    """Batches mixing many row recipes of one length, with the row count sometimes far
+    larger (multi-row and grid-stride paths) and base pointers sometimes misaligned."""
+    n_cols = draw(lens if lens is not None else lengths())
+    kinds = draw(st.lists(rows if rows is not None else row_recipes(), min_size=1, max_size=max_kinds))
+    room = max(1, max_elements // n_cols)
+    n_rows = draw(st.sampled_from([len(kinds), 1, 257, 4099, 70001]))
+    n_rows = max(1, min(n_rows, room))
+    offset = 0 if aligned_only else draw(st.sampled_from([0, 1, 2, 3]))
+    return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset)
+
+
+def with_offset(recipe: BatchRecipe, offset: int) -> BatchRecipe:
+    return replace(recipe, offset=offset)
+
+
+#: The classic failures of the seed posts' online kernels, pinned as examples.
+CLASSIC = (
+    BatchRecipe(n_cols=1),                                                 # SumMax: C = 1
+    BatchRecipe(n_cols=33, rows=(RowRecipe(mask="first"),)),               # first element -inf
+    BatchRecipe(n_cols=100, rows=(RowRecipe(mask="causal"),), n_rows=100), # causal -inf tails
+    BatchRecipe(n_cols=1000, rows=(RowRecipe(mask="tail", cut=0.25),)),    # padding mask
+    BatchRecipe(n_cols=64, rows=(RowRecipe(mask="full"), RowRecipe())),    # fully masked row
+    BatchRecipe(n_cols=4097, rows=(RowRecipe(values="huge"),), offset=1),  # overflow + misaligned
+)

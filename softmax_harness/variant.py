@@ -1,0 +1,111 @@
+"""A kernel variant as a callable: input checks, output allocation, launch geometry."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import compiler
+from .registry import VariantSpec
+
+INT32_MAX = 2**31 - 1
+
+
+def _is_cupy_array(x) -> bool:
+    return type(x).__module__.startswith("cupy")
+
+
+@functools.lru_cache(maxsize=None)
+def multiprocessor_count(device_id: int) -> int:
+    import cupy
+
+    return cupy.cuda.Device(device_id).attributes["MultiProcessorCount"]
+
+
+class Variant:
+    """One declared kernel variant; call it as ``v(x, out=None)`` on a CuPy (N, C) array."""
+
+    def __init__(self, spec: VariantSpec):
+        self.spec = spec
+
+    name = property(lambda self: self.spec.name)
+    algorithm = property(lambda self: self.spec.algorithm)
+    max_cols = property(lambda self: self.spec.max_cols)
+    dtypes = property(lambda self: self.spec.dtypes)
+    convention = property(lambda self: self.spec.convention)
+
+    def __repr__(self) -> str:
+        return f"<Variant {self.name} ({self.spec.algorithm}, {self.spec.geometry}) at {self.spec.where}>"
+
+    def supports(self, n_cols: int, dtype="float32") -> bool:
+        """Whether rows of ``n_cols`` elements of ``dtype`` are within this variant's limits."""
+        return np.dtype(dtype).name in self.dtypes and (self.max_cols is None or n_cols <= self.max_cols)
+
+    def compile(self):
+        """Compile (once per process) and return the CuPy kernel function."""
+        return compiler.get_function(self.spec.path, self.spec.kernel)
+
+    def _error(self, kind, problem: str):
+        return kind(f"softmax variant {self.name!r}: {problem}")
+
+    def check_input(self, x, out=None) -> None:
+        """Raise TypeError/ValueError naming the variant and the problem, or return."""
+        if not _is_cupy_array(x):
+            raise self._error(TypeError, f"expected a cupy.ndarray, got {type(x).__name__}")
+        if x.dtype.name not in self.dtypes:
+            raise self._error(TypeError, f"dtype {x.dtype.name} is not supported "
+                              f"(supported: {', '.join(self.dtypes)})")
+        if x.ndim != 2:
+            raise self._error(ValueError, f"expected a 2-d (rows, cols) array, got ndim={x.ndim} "
+                              f"shape={tuple(x.shape)}")
+        if not x.flags.c_contiguous:
+            raise self._error(ValueError, f"input of shape {tuple(x.shape)} with strides "
+                              f"{x.strides} is not C-contiguous (use cupy.ascontiguousarray)")
+        n_rows, n_cols = x.shape
+        if self.max_cols is not None and n_cols > self.max_cols:
+            raise self._error(ValueError, f"rows of {n_cols} columns exceed its max_cols={self.max_cols}")
+        if n_rows > INT32_MAX or n_cols > INT32_MAX:
+            raise self._error(ValueError, f"shape {tuple(x.shape)} has a dimension above 2**31 - 1")
+        if x.data.ptr % x.dtype.itemsize:
+            raise self._error(ValueError, "input is not aligned to its element size")
+        if out is None:
+            return
+        if not _is_cupy_array(out):
+            raise self._error(TypeError, f"out must be a cupy.ndarray, got {type(out).__name__}")
+        if out.shape != x.shape or out.dtype != x.dtype:
+            raise self._error(ValueError, f"out has shape {tuple(out.shape)} and dtype {out.dtype}, "
+                              f"expected {tuple(x.shape)} and {x.dtype}")
+        if not out.flags.c_contiguous:
+            raise self._error(ValueError, "out is not C-contiguous")
+        if out.data.ptr % out.dtype.itemsize:
+            raise self._error(ValueError, "out is not aligned to its element size")
+        lo_x, hi_x = x.data.ptr, x.data.ptr + x.nbytes
+        lo_o, hi_o = out.data.ptr, out.data.ptr + out.nbytes
+        if x.nbytes and lo_o < hi_x and lo_x < hi_o:
+            raise self._error(ValueError, "out overlaps the input (in-place softmax is not supported)")
+
+    def launch_config(self, n_rows: int, n_cols: int, device_id: int = 0):
+        """(grid, block, shared_mem_bytes) for a launch over ``n_rows`` rows."""
+        spec = self.spec
+        grid = -(-n_rows // spec.rows_per_block)
+        if spec.geometry == "grid-stride":
+            grid = min(grid, spec.blocks_per_sm * multiprocessor_count(device_id))
+        smem = spec.smem_per_col * n_cols * spec.rows_per_block
+        return (grid,), (spec.threads,), smem
+
+    def __call__(self, x, out=None):
+        import cupy
+
+        self.check_input(x, out)
+        if out is None:
+            out = cupy.empty_like(x)
+        n_rows, n_cols = x.shape
+        if n_rows == 0 or n_cols == 0:
+            return out
+        function = self.compile()
+        grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
+        if smem > 48 * 1024:
+            function.max_dynamic_shared_size_bytes = smem
+        function(grid, block, (x, out, np.int32(n_rows), np.int32(n_cols)), shared_mem=smem)
+        return out

@@ -1,0 +1,142 @@
+"""NumPy stand-ins for softmax kernels: one correct, and one per classic defect.
+
+Each is ``fn(x, out)`` over NumPy arrays, like a Variant over CuPy arrays, so the
+property checks can be shown to catch real bugs on a machine without a GPU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+LANES = 32
+
+
+def _safe(x, out):
+    with np.errstate(invalid="ignore", over="ignore"):
+        m = x.max(axis=1, keepdims=True)
+        e = np.exp(x - m)
+        out[...] = e / e.sum(axis=1, keepdims=True)
+
+
+def correct(x, out):
+    _safe(x, out)
+
+
+def _exp_below(a, b, guard):
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(a - b)
+    return np.where(a == -np.inf, np.float32(0), e) if guard else e
+
+
+def _online_lanes(x, out, guard):
+    """Online softmax the way a warp does it: 32 lanes, strided elements, butterfly merge."""
+    n, c = x.shape
+    width = -(-c // LANES) * LANES
+    padded = np.full((n, width), -np.inf, np.float32)
+    padded[:, :c] = x
+    m = np.full((n, LANES), -np.inf, np.float32)
+    d = np.zeros((n, LANES), np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(0, width, LANES):
+            v = padded[:, j:j + LANES]
+            mj = np.fmax(m, v)
+            d = d * _exp_below(m, mj, guard) + _exp_below(v, mj, guard)
+            m = mj
+        offset = LANES // 2
+        while offset:
+            partner = np.arange(LANES) ^ offset
+            mo, do = m[:, partner], d[:, partner]
+            mj = np.fmax(m, mo)
+            d = d * _exp_below(m, mj, guard) + do * _exp_below(mo, mj, guard)
+            m = mj
+            offset //= 2
+        out[...] = np.exp(x - m[:, :1]) / d[:, :1]
+
+
+def online_guarded(x, out):
+    _online_lanes(x, out, guard=True)
+
+
+def nan_merge(x, out):
+    _online_lanes(x, out, guard=False)
+
+
+def skipped_tail(x, out):
+    full = x.shape[1] - x.shape[1] % 4
+    _safe(x[:, :full], out[:, :full])
+
+
+def dropped_row(x, out):
+    _safe(x[:-1], out[:-1])
+
+
+def sum_before_max(x, out):
+    with np.errstate(invalid="ignore", over="ignore"):
+        running = np.maximum.accumulate(x, axis=1)
+        d = np.exp(x - running).sum(axis=1, keepdims=True)  # never corrected for a new max
+        out[...] = np.exp(x - x.max(axis=1, keepdims=True)) / d
+
+
+def no_max_subtraction(x, out):
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x)
+        out[...] = e / e.sum(axis=1, keepdims=True)
+
+
+def unwritten_element(x, out):
+    keep = out[-1, -1].copy()
+    _safe(x, out)
+    out[-1, -1] = keep
+
+
+def write_past_row(x, out):
+    _safe(x, out)
+    flat = np.lib.stride_tricks.as_strided(out, shape=(out.size + 1,), strides=(4,))
+    flat[-1] = 0.5
+
+
+_rng = np.random.default_rng()
+
+
+def nondeterministic(x, out):
+    _safe(x, out)
+    i = _rng.integers(out.size)
+    flat = out.reshape(-1)
+    flat[i] = np.nextafter(flat[i], np.float32(2 if _rng.integers(2) else -1))
+
+
+def modified_input(x, out):
+    _safe(x, out)
+    x[0, 0] = out[0, 0]
+
+
+def batch_max(x, out):
+    """Subtracts the maximum of the whole batch: right in exact arithmetic, wrong in rows far below it."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        finite = x[np.isfinite(x)]
+        e = np.exp(x - (finite.max() if finite.size else 0))
+        out[...] = e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Defect:
+    fn: object
+    catches: str
+    lanes: int = 1
+    algorithm: str = "safe"
+
+
+DEFECTS = {
+    "nan_merge": Defect(nan_merge, "nonfinite_contract", LANES, "online"),
+    "skipped_tail": Defect(skipped_tail, "all_written"),
+    "dropped_row": Defect(dropped_row, "all_written"),
+    "sum_before_max": Defect(sum_before_max, "matches_reference"),
+    "no_max_subtraction": Defect(no_max_subtraction, "matches_reference"),
+    "unwritten_element": Defect(unwritten_element, "all_written"),
+    "write_past_row": Defect(write_past_row, "no_write_outside"),
+    "nondeterministic": Defect(nondeterministic, "deterministic"),
+    "modified_input": Defect(modified_input, "input_unchanged"),
+    "batch_max": Defect(batch_max, "rows_independent"),
+}

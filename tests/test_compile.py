@@ -1,0 +1,58 @@
+"""Every kernel compiles for sm_80 and sm_90 through NVRTC, without a GPU."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import softmax_harness
+from softmax_harness import compiler
+from softmax_harness.registry import KERNELS_DIR
+
+pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed (pip install .[test])")
+
+FILES = sorted({v.spec.path for v in softmax_harness.variants() + softmax_harness.known_bad()})
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(KERNELS_DIR)))
+def test_kernel_compiles_without_spills(path, arch):
+    result = compiler.compile_offline(path, arch, ["-Xptxas=-v"])
+    assert result["cubin"], "NVRTC returned an empty cubin"
+    kernels = {v.spec.kernel for v in softmax_harness.variants() + softmax_harness.known_bad()
+               if v.spec.path == path}
+    for kernel in kernels:
+        assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
+    spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", result["log"])]
+    assert not any(spills), f"{path} spills registers for {arch}:\n{result['log']}"
+
+
+def test_compile_error_names_file_and_line(tmp_path):
+    bad = tmp_path / "broken.cu"
+    bad.write_text('// @variant name=b kernel=b algorithm=safe geometry=block-per-row threads=32\n'
+                   '#include "softmax.cuh"\n'
+                   'extern "C" __global__ void b(const float* x) {\n'
+                   '    float y = undeclared_thing;\n'
+                   '}\n')
+    (tmp_path / "softmax.cuh").write_text((KERNELS_DIR / "softmax.cuh").read_text())
+    with pytest.raises(compiler.KernelCompileError, match=r"broken\.cu\(4\).*undeclared_thing"):
+        compiler.compile_offline(bad, "sm_90")
+
+
+def test_missing_include_names_file_and_line(tmp_path):
+    bad = tmp_path / "lonely.cu"
+    bad.write_text('// header\n#include "nowhere.cuh"\n')
+    with pytest.raises(compiler.KernelCompileError, match=r"lonely\.cu:2: included file 'nowhere.cuh'"):
+        compiler.expand_source(bad)
+
+
+def test_expanded_source_inlines_the_shared_header_once():
+    source = compiler.expand_source(KERNELS_DIR / "online_warp.cu")
+    assert source.count("struct MaxSum {") == 1
+    assert "#include" not in source.replace("#include <", "")
+
+
+def test_offline_options_are_cupys():
+    assert "-ftz=true" in compiler.CUPY_IMPLICIT_OPTIONS
+    assert "--device-as-default-execution-space" in compiler.CUPY_IMPLICIT_OPTIONS

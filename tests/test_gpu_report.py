@@ -1,0 +1,35 @@
+"""The committed GPU report speaks for the kernels in the tree and shows no failures."""
+
+from __future__ import annotations
+
+import json
+
+from softmax_harness.gpu_check import REPORT, kernel_digests
+
+REFRESH = ("Refresh it on a machine with a CUDA GPU: `tools/gpu-check`, then commit reports/gpu.json "
+           "(see README, 'Running on a GPU').")
+
+
+def load():
+    assert REPORT.is_file(), f"{REPORT} is missing. {REFRESH}"
+    return json.loads(REPORT.read_text())
+
+
+def test_report_matches_the_kernels_in_the_tree():
+    recorded, current = load()["kernels_sha256"], kernel_digests()
+    changed = sorted(p for p in recorded.keys() | current.keys() if recorded.get(p) != current.get(p))
+    assert not changed, f"reports/gpu.json was made for other kernel files: {changed}. {REFRESH}"
+
+
+def test_report_shows_no_failures():
+    report = load()
+    summary = report["summary"]
+    bad = [t["nodeid"] for t in report["tests"] if t["outcome"] in ("failed", "error")]
+    assert summary["failed"] == summary["error"] == 0, f"GPU failures: {bad[:20]}. {REFRESH}"
+    assert summary["passed"] > 0, f"the GPU report ran no test. {REFRESH}"
+
+
+def test_report_names_the_device():
+    env = load()["environment"]
+    for key in ("device", "driver", "cuda_runtime", "cupy", "nvrtc"):
+        assert env.get(key), f"reports/gpu.json lacks environment.{key}. {REFRESH}"

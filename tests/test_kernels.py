@@ -1,0 +1,58 @@
+"""Every correct variant, on the GPU, against the reference and every property."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import example, given, target
+
+from softmax_harness.properties import Subject, check
+from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
+
+pytestmark = pytest.mark.gpu
+
+MIXED = tuple(RowRecipe(values=v, mask=m, seed=i) for i, (v, m) in enumerate(
+    [("randn", "none"), ("randn", "first"), ("randn", "tail"), ("randn", "causal"),
+     ("huge", "none"), ("equal", "random"), ("dominant", "none"), ("randn", "full")]))
+
+
+def holds_every_property(variant, recipe: BatchRecipe):
+    if not variant.supports(recipe.n_cols):
+        recipe = replace(recipe, n_cols=variant.max_cols)
+    report = check(Subject.of(variant), build_batch(recipe), offset=recipe.offset, recipe=recipe)
+    target(report.max_bound_ratio, label="error / bound")
+    report.raise_if_failed()
+
+
+@given(recipe=batches(lengths(long_rows=True)))
+@example(recipe=CLASSIC[0])
+@example(recipe=CLASSIC[1])
+@example(recipe=CLASSIC[2])
+def test_every_property_holds_on_adversarial_batches(variant, recipe):
+    holds_every_property(variant, recipe)
+
+
+@pytest.mark.parametrize("recipe", CLASSIC, ids=lambda r: f"C{r.n_cols}-{r.rows[0].mask}")
+def test_classic_failures_of_online_kernels(variant, recipe):
+    holds_every_property(variant, recipe)
+
+
+@pytest.mark.parametrize("n_cols", [1, 2, 31, 33, 1000, 4097])
+@pytest.mark.parametrize("offset", [0, 1])
+def test_masked_rows_at_awkward_lengths(variant, n_cols, offset):
+    holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=3 * len(MIXED), offset=offset))
+
+
+def test_lengths_around_the_variant_edges(variant):
+    spec = variant.spec
+    edges = {spec.threads - 1, spec.threads, spec.threads + 1, 4 * spec.threads + 3}
+    if spec.max_cols:
+        edges |= {spec.max_cols - 1, spec.max_cols}
+    for n_cols in sorted(e for e in edges if e >= 1 and variant.supports(e)):
+        holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
+
+
+@pytest.mark.parametrize("n_rows,n_cols", [(2_000_000, 3), (1_100_000, 33)])
+def test_millions_of_rows(variant, n_rows, n_cols):
+    holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))

@@ -1,0 +1,78 @@
+"""Kernel headers: every file parses; malformed headers name their file and line."""
+
+from __future__ import annotations
+
+import pytest
+
+from softmax_harness import registry
+from softmax_harness.properties import PROPERTIES
+from softmax_harness.registry import HeaderError, discover, parse_file
+
+GOOD = "name=k1 kernel=k algorithm=online geometry=warp-per-row threads=128"
+
+
+def write(tmp_path, *headers, name="k.cu"):
+    path = tmp_path / name
+    path.write_text("// a kernel\n" + "".join(f"// @variant {h}\n" for h in headers) + "__global__ void k() {}\n")
+    return path
+
+
+def test_every_kernel_file_declares_valid_variants():
+    specs = discover()
+    assert specs, "no kernels found"
+    for spec in specs:
+        assert spec.threads % 32 == 0 and spec.threads % spec.lanes == 0
+        assert spec.rows_per_block * spec.lanes == spec.threads
+        if spec.known_bad:
+            assert spec.catches in PROPERTIES, f"{spec.where}: catches={spec.catches} is no property"
+
+
+def test_good_header(tmp_path):
+    (spec,) = parse_file(write(tmp_path, GOOD + " max_cols=4096 dtypes=float32,float16"))
+    assert (spec.name, spec.lanes, spec.rows_per_block, spec.max_cols) == ("k1", 32, 4, 4096)
+    assert spec.dtypes == ("float32", "float16") and spec.line == 2
+
+
+@pytest.mark.parametrize("header,problem", [
+    ("name=k1 kernel=k algorithm=online geometry=warp-per-row", "missing field.*threads"),
+    (GOOD.replace("128", "100"), "threads=100 is not a multiple of 32"),
+    (GOOD.replace("128", "2048"), r"threads=2048 is out of range"),
+    (GOOD.replace("online", "magic"), "algorithm='magic' is not one of"),
+    (GOOD + " colour=red", "unknown field 'colour'"),
+    (GOOD + " threads=64", "given twice"),
+    (GOOD + " max_cols=lots", "max_cols='lots' is not an integer"),
+    (GOOD + " lanes=8", "lanes is implied"),
+    (GOOD + " catches=deterministic", "both catches= and defect="),
+    (GOOD.replace("name=k1", "name=1k"), "is not an identifier"),
+    (GOOD + ' defect="unterminated', "cannot split"),
+    (GOOD + " bare", "expected key=value"),
+])
+def test_malformed_header_names_file_and_line(tmp_path, header, problem):
+    path = write(tmp_path, GOOD.replace("k1", "k0"), header)
+    with pytest.raises(HeaderError, match=rf"^{path}:3: .*{problem}"):
+        parse_file(path)
+
+
+def test_file_without_header(tmp_path):
+    path = tmp_path / "bare.cu"
+    path.write_text("__global__ void k() {}\n")
+    with pytest.raises(HeaderError, match=rf"^{path}:1: no '// @variant"):
+        parse_file(path)
+
+
+def test_duplicate_names_across_files(tmp_path):
+    write(tmp_path, GOOD, name="a.cu")
+    write(tmp_path, GOOD, name="b.cu")
+    with pytest.raises(HeaderError, match="already declared at .*a.cu:2"):
+        discover(tmp_path)
+
+
+def test_group_geometry_needs_a_sensible_lane_count(tmp_path):
+    base = "name=g kernel=g algorithm=online geometry=group-per-row threads=128"
+    assert parse_file(write(tmp_path, base + " lanes=8"))[0].rows_per_block == 16
+    with pytest.raises(HeaderError, match="lanes=48 must divide"):
+        parse_file(write(tmp_path, base + " lanes=48", name="bad.cu"))
+
+
+def test_default_root_is_the_repository_kernels_folder():
+    assert registry.KERNELS_DIR.name == "kernels" and registry.KERNELS_DIR.is_dir()

@@ -1,0 +1,82 @@
+"""The public API: variants(), their attributes, and clear errors for bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import softmax_harness
+from softmax_harness import reference_softmax
+
+
+def test_variants_are_the_correct_ones_with_their_facts():
+    found = softmax_harness.variants()
+    assert {"safe_block_256", "online_warp"} <= {v.name for v in found}
+    for v in found:
+        assert not v.spec.known_bad
+        assert v.algorithm in ("naive", "safe", "online")
+        assert v.max_cols is None or v.max_cols >= 1
+        assert callable(v)
+
+
+def test_variant_lookup_names_the_missing_one():
+    with pytest.raises(KeyError, match="no_such_kernel"):
+        softmax_harness.variant("no_such_kernel")
+
+
+@pytest.mark.gpu
+class TestBadInputOnTheGPU:
+    def test_wrong_dtype_names_variant_and_dtype(self, variant):
+        import cupy
+
+        with pytest.raises(TypeError, match=rf"{variant.name}.*float64"):
+            variant(cupy.zeros((2, 8), cupy.float64))
+
+    def test_not_a_cupy_array(self, variant):
+        with pytest.raises(TypeError, match=rf"{variant.name}.*cupy.ndarray"):
+            variant(np.zeros((2, 8), np.float32))
+
+    @pytest.mark.parametrize("shape", [(8,), (2, 2, 8)])
+    def test_wrong_ndim(self, variant, shape):
+        import cupy
+
+        with pytest.raises(ValueError, match=rf"{variant.name}.*ndim={len(shape)}"):
+            variant(cupy.ones(shape, cupy.float32))
+
+    def test_non_contiguous(self, variant):
+        import cupy
+
+        with pytest.raises(ValueError, match=rf"{variant.name}.*not C-contiguous"):
+            variant(cupy.ones((4, 16), cupy.float32)[:, ::2])
+
+    def test_bad_out(self, variant):
+        import cupy
+
+        x = cupy.ones((4, 16), cupy.float32)
+        with pytest.raises(ValueError, match="out has shape"):
+            variant(x, out=cupy.empty((4, 15), cupy.float32))
+        with pytest.raises(ValueError, match="overlaps"):
+            variant(x, out=x)
+
+    def test_too_long_rows(self, variant):
+        import cupy
+
+        if variant.max_cols is None:
+            pytest.skip("no row-length limit")
+        with pytest.raises(ValueError, match=rf"{variant.name}.*max_cols={variant.max_cols}"):
+            variant(cupy.ones((1, variant.max_cols + 1), cupy.float32))
+
+    @pytest.mark.parametrize("shape", [(0, 16), (0, 0), (3, 0)])
+    def test_empty(self, variant, shape):
+        import cupy
+
+        y = variant(cupy.ones(shape, cupy.float32))
+        assert y.shape == shape
+
+    def test_out_is_filled_and_returned(self, variant):
+        import cupy
+
+        x = cupy.asarray(np.random.default_rng(0).standard_normal((5, 40)), cupy.float32)
+        out = cupy.full_like(x, 7.0)
+        assert variant(x, out=out) is out
+        np.testing.assert_allclose(out.get(), reference_softmax(x.get()), rtol=1e-5)
