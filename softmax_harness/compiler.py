@@ -60,7 +60,7 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(expand_source(path).encode()).hexdigest()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_module(path: Path, _digest: str):
     """Compile one kernel file through ``cupy.RawModule`` (NVRTC); cached per process."""
     import cupy

@@ -7,7 +7,7 @@ import functools
 SKIP_REASON = "no CUDA device"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def available() -> bool:
     """True when CuPy imports and sees at least one CUDA device."""
     try:

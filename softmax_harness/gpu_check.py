@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -79,8 +79,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path, default=REPORT)
     parser.add_argument("--log", type=Path, default=None, help="full pytest output (default: beside --out)")
     parser.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds per child process")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per child process")
     parser.add_argument("--variant", action="append", default=[], help="only these variants")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
     args = parser.parse_args(argv)
 
     if not gpu.available():
@@ -89,23 +91,44 @@ def main(argv=None) -> int:
     import softmax_harness
 
     started = time.time()
-    names = [v.name for v in softmax_harness.variants() if not args.variant or v.name in args.variant]
+    chosen = lambda vs: [v.name for v in vs if not args.variant or v.name in args.variant]  # noqa: E731
+    names = chosen(softmax_harness.variants())
+    bad = chosen(softmax_harness.known_bad())
     common = ["tests", "-m", "gpu", f"--hypothesis-profile={args.profile}"]
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     tests, tally = [], {}
+    if importlib.util.find_spec("pytest_timeout"):
+        common += ["--timeout=300"]  # a hung test ends its child, whose variants are then rerun alone
     with open(log_path, "w") as log:
-        for name in names:
-            print(f"gpu-check: {name} ...", flush=True)
-            got, t = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
+        # All correct variants in one child; the gallery (each hunt in a child of its own)
+        # and the remaining GPU tests in another.
+        batches = [("variants", names), ("gallery", bad + ["__none__"])]
+        for label, group in batches:
+            print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
+            got, t = run_pytest(label, [*common, *(f"--variant={n}" for n in group)], args.timeout, log)
+            if any(r["nodeid"].endswith("::run") for r in got):  # crashed or hung: isolate each
+                got, t = [], {}
+                for name in group:
+                    print(f"gpu-check: {label}: rerunning {name} alone", flush=True)
+                    mine, theirs = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
+                    got += mine
+                    t.update(theirs)
             tests += got
             tally.update(t)
-            print(f"gpu-check: {name}: " + ", ".join(
+            print(f"gpu-check: {label}: " + ", ".join(
                 f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
-        got, t = run_pytest("other", [*common, "--variant=__none__"], args.timeout, log)
-        tests += got
-        tally.update(t)
 
+    sanitizer = _sanitize(names, log) if args.sanitize else {}
+    for result in sanitizer.values():
+        tests.append({"nodeid": f"sanitizer::{result['name']}", "duration": result["seconds"],
+                      "outcome": "passed" if result["ok"] else "failed",
+                      **({} if result["ok"] else {"message": result["output"][-3000:]})})
+
+    gallery = {}
+    for name in bad:
+        mine = [t for t in tests if f"[{name}]" in t["nodeid"] and "catches_the_defect" in t["nodeid"]]
+        gallery[name] = bool(mine) and all(t["outcome"] == "passed" for t in mine)
     summary = {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
     report = {
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -114,6 +137,8 @@ def main(argv=None) -> int:
         "environment": {**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
         "kernels_sha256": kernel_digests(),
         "summary": summary,
+        "gallery": {"caught": gallery, "catch_rate": f"{sum(gallery.values())}/{len(gallery)}"},
+        "sanitizer": {k: {kk: vv for kk, vv in v.items() if kk != "output"} for k, v in sanitizer.items()},
         "tally": tally,
         "tests": sorted(tests, key=lambda t: t["nodeid"]),
     }
@@ -121,6 +146,30 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
     return 0 if summary["failed"] == summary["error"] == 0 else 1
+
+
+def _sanitize(names: list[str], log) -> dict:
+    """Every tool over every correct variant (zero reports required), and racecheck over the
+    racy gallery kernel (which it must flag)."""
+    from .sanitize import TOOLS, sanitize
+
+    results = {}
+    for tool in TOOLS:
+        started = time.time()
+        print(f"gpu-check: compute-sanitizer --tool={tool} over {len(names)} variants ...", flush=True)
+        r = sanitize(tool, names)
+        results[tool] = {**r, "name": tool, "seconds": round(time.time() - started, 1)}
+        log.write(f"===== sanitizer {tool}\n{r['output']}\n")
+    started = time.time()
+    r = sanitize("racecheck", ["bad_smem_tree_racy"])
+    flagged = bool(r["errors"])
+    results["racecheck_flags_racy_kernel"] = {
+        **r, "ok": flagged, "name": "racecheck_flags_bad_smem_tree_racy",
+        "seconds": round(time.time() - started, 1)}
+    log.write(f"===== sanitizer racecheck on bad_smem_tree_racy\n{r['output']}\n")
+    for key, value in results.items():
+        print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']}", flush=True)
+    return results
 
 
 if __name__ == "__main__":

@@ -157,7 +157,7 @@ def _host(xp, a):
     return a.get() if xp is not np else a
 
 
-def _describe(subject, x, y, ref, bound, row, col, repro, what):
+def _describe(subject, x, y, ref, bound, row, col, repro, what, note=None):
     x, y, ref = (np.asarray(_host(subject.xp, a)) for a in (x, y, ref))
     lo, hi = max(0, col - 2), min(x.shape[1], col + 3)
     lines = [
@@ -166,6 +166,7 @@ def _describe(subject, x, y, ref, bound, row, col, repro, what):
         f"  output  y[{row}, {lo}:{hi}] = {np.array2string(y[row, lo:hi], precision=8)}",
         f"  expected y[{row}, {col}] = {ref[row, col]!r}, got {float(y[row, col])!r}"
         + (f" (bound {float(_host(subject.xp, bound)[row, col]):.3g})" if bound is not None else ""),
+        *([f"  ({note})"] if note else []),
         f"  reproduce: {repro}",
     ]
     return "\n".join(lines)
@@ -184,8 +185,9 @@ def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offset: int) -> st
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
-    path = tempfile.NamedTemporaryFile(prefix="softmax-input-", suffix=".npy", delete=False).name
-    np.save(path, x_host)
+    with tempfile.NamedTemporaryFile(prefix="softmax-input-", suffix=".npy", delete=False) as handle:
+        np.save(handle, x_host)
+        path = handle.name
     return f"python -m softmax_harness repro {name} --npy {path} --offset {offset}"
 
 
@@ -209,20 +211,19 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
 
     def fail(prop, where=None, message=None, *, x=None, y=None, ref=None, bound=None):
         nonlocal repro
-        if prop not in properties or prop in failures:
+        if (prop not in properties and prop != "launch") or prop in failures:
             return
         if repro is None:
             repro = _repro_line(subject, x_host, recipe, offset)
         if where is None:
             failures[prop] = f"{prop} failed for {subject.name}: {message}\n  reproduce: {repro}"
         else:
-            failures[prop] = _describe(subject, x, y, ref, bound, *where, repro, prop) + (
-                f"\n  ({message})" if message else "")
+            failures[prop] = _describe(subject, x, y, ref, bound, *where, repro, prop, message)
 
     try:
         first = _run(subject, x_host, offset)
-    except Exception as exc:  # a launch error is a failure of every property
-        fail(properties[0], message=f"the kernel raised {type(exc).__name__}: {exc}")
+    except Exception as exc:  # a launch error fails the check whatever was asked
+        fail("launch", message=f"the kernel raised {type(exc).__name__}: {exc}")
         report.seconds = time.perf_counter() - started
         _tally(report)
         return report

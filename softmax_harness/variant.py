@@ -16,7 +16,7 @@ def _is_cupy_array(x) -> bool:
     return type(x).__module__.startswith("cupy")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def multiprocessor_count(device_id: int) -> int:
     import cupy
 

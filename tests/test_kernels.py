@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import pytest
 from hypothesis import example, given, target
+from hypothesis.control import currently_in_test_context
 
 from softmax_harness.properties import Subject, check
 from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
@@ -21,7 +22,8 @@ def holds_every_property(variant, recipe: BatchRecipe):
     if not variant.supports(recipe.n_cols):
         recipe = replace(recipe, n_cols=variant.max_cols)
     report = check(Subject.of(variant), build_batch(recipe), offset=recipe.offset, recipe=recipe)
-    target(report.max_bound_ratio, label="error / bound")
+    if currently_in_test_context():  # climb towards the rows with the largest error
+        target(report.max_bound_ratio, label="error / bound")
     report.raise_if_failed()
 
 

@@ -13,7 +13,8 @@ GOOD = "name=k1 kernel=k algorithm=online geometry=warp-per-row threads=128"
 
 def write(tmp_path, *headers, name="k.cu"):
     path = tmp_path / name
-    path.write_text("// a kernel\n" + "".join(f"// @variant {h}\n" for h in headers) + "__global__ void k() {}\n")
+    lines = ["// a kernel", *(f"// @variant {h}" for h in headers), "__global__ void k() {}"]
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 

@@ -1,0 +1,73 @@
+"""Command line: list kernels, reproduce a failure, and (with a GPU) benchmark reports.
+
+    softmax-harness list
+    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K]
+    softmax-harness report [RUN.json] [--out reports/]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+
+def _list(args) -> int:
+    import softmax_harness
+
+    for v in softmax_harness.variants() + softmax_harness.known_bad():
+        s = v.spec
+        limit = s.max_cols if s.max_cols else "any"
+        bad = f"  KNOWN BAD ({s.catches}): {s.defect}" if s.known_bad else ""
+        print(f"{s.name:28s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
+              f"max_cols={limit!s:6s} {s.where}{bad}")
+    return 0
+
+
+def _repro(args) -> int:
+    import softmax_harness
+    from softmax_harness.properties import Subject, check
+    from softmax_harness.strategies import BatchRecipe, RowRecipe, build_batch
+
+    variant = softmax_harness.variant(args.variant)
+    if args.recipe:
+        fields = json.loads(args.recipe)
+        fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
+        recipe = BatchRecipe(**fields)
+        x, offset = build_batch(recipe), recipe.offset
+    else:
+        recipe, x, offset = None, np.load(args.npy), args.offset
+    report = check(Subject.of(variant), x, offset=offset, recipe=recipe)
+    print(f"{variant.name}: {x.shape[0]}x{x.shape[1]} batch, offset {offset}: "
+          f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
+    for message in report.failures.values():
+        print("\n" + message)
+    print("\nall properties hold" if report.ok else f"\n{len(report.failures)} properties failed")
+    return 0 if report.ok else 1
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="every declared kernel variant").set_defaults(run=_list)
+    repro = sub.add_parser("repro", help="re-run every property on one input")
+    repro.add_argument("variant")
+    source = repro.add_mutually_exclusive_group(required=True)
+    source.add_argument("--recipe", help="a BatchRecipe as JSON (failure messages print it)")
+    source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
+    repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
+    repro.set_defaults(run=_repro)
+    try:
+        from .report import add_parser as add_report
+    except ImportError:  # pragma: no cover - the report module arrives with the benchmarks
+        add_report = None
+    if add_report:
+        add_report(sub)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""The known-bad gallery: hunt each planted defect with the property it declares."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, Phase, given, settings
+
+from .properties import PropertyFailure, Subject, check
+from .strategies import batches, build_batch, lengths
+
+
+def hunt(name: str, profile: str = "ci") -> dict:
+    """Search for an input on which variant ``name`` fails its declared property.
+
+    Returns ``{"variant", "catches", "caught", "message", "examples"}``; ``caught`` is
+    True only when the declared property itself failed (a crash is not a catch).
+    """
+    import softmax_harness
+
+    variant = softmax_harness.variant(name)
+    prop = variant.spec.catches
+    subject = Subject.of(variant)
+    tried = []
+
+    @settings(settings.get_profile(profile), database=None, phases=[Phase.explicit, Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads)))
+    def search(recipe):
+        tried.append(recipe)
+        report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
+                       properties=(prop,))
+        report.raise_if_failed()
+
+    result = {"variant": name, "catches": prop, "caught": False, "message": "", "examples": 0}
+    try:
+        search()
+    except PropertyFailure as failure:
+        result["caught"] = prop in failure.failures
+        result["message"] = "\n\n".join(failure.failures.values())
+    result["examples"] = len(tried)
+    return result

@@ -1,0 +1,61 @@
+"""The harness testing itself, without a GPU: each planted defect in a NumPy stand-in
+is caught by the property that should catch it, under the ``ci`` profile, and the
+correct stand-ins pass every property."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import standins
+from softmax_harness.properties import PROPERTIES, PropertyFailure, Subject, check
+from softmax_harness.strategies import CLASSIC, batches, build_batch, lengths
+
+CPU = dict(lens=lengths(limit=300), max_elements=2**14)
+CI = settings(settings.get_profile("ci"), database=None, suppress_health_check=list(HealthCheck))
+
+
+def holds(subject, properties=PROPERTIES):
+    @CI
+    @given(recipe=batches(**CPU))
+    def every_batch(recipe):
+        check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
+              properties=properties).raise_if_failed()
+
+    return every_batch
+
+
+@pytest.mark.parametrize("fn,lanes,algorithm", [(standins.correct, 1, "safe"),
+                                                (standins.online_guarded, 32, "online")])
+def test_correct_kernels_pass_every_property(fn, lanes, algorithm):
+    subject = Subject(fn.__name__, fn, lanes=lanes, algorithm=algorithm)
+    holds(subject)()
+    for recipe in CLASSIC:
+        check(subject, build_batch(recipe), offset=recipe.offset).raise_if_failed()
+
+
+@pytest.mark.parametrize("name", sorted(standins.DEFECTS))
+def test_each_defect_is_caught_by_its_property(name):
+    defect = standins.DEFECTS[name]
+    subject = Subject(name, defect.fn, lanes=defect.lanes, algorithm=defect.algorithm,
+                      repro=f"<stand-in {name}>")
+    with pytest.raises(PropertyFailure) as caught:
+        holds(subject, (defect.catches,))()
+    assert list(caught.value.failures) == [defect.catches]
+    message = caught.value.failures[defect.catches]
+    assert name in message and "reproduce:" in message
+
+
+def test_failure_message_names_row_column_values_and_reproduction():
+    recipe = CLASSIC[1]  # first element -inf, 33 columns
+    subject = Subject("nan_merge", standins.nan_merge, lanes=32, algorithm="online", repro="nan_merge")
+    report = check(subject, build_batch(recipe), recipe=recipe)
+    message = report.failures["nonfinite_contract"]
+    assert "row 0, column" in message and "input   x[0," in message and "expected" in message
+    assert message.splitlines()[-1].strip().startswith(
+        "reproduce: python -m softmax_harness repro nan_merge --recipe '{")
+
+
+def test_properties_need_no_pytest():
+    report = check(Subject("correct", standins.correct), build_batch(CLASSIC[2]))
+    assert report.ok and 0 < report.max_bound_ratio < 1 and report.max_ulps >= 0
