@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from .report import add_parser as add_report
+
 
 def _list(args) -> int:
     import softmax_harness
@@ -59,12 +61,7 @@ def main(argv=None) -> int:
     source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
     repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
     repro.set_defaults(run=_repro)
-    try:
-        from .report import add_parser as add_report
-    except ImportError:  # pragma: no cover - the report module arrives with the benchmarks
-        add_report = None
-    if add_report:
-        add_report(sub)
+    add_report(sub)
     args = parser.parse_args(argv)
     return args.run(args)
 

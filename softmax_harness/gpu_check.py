@@ -45,8 +45,8 @@ def _driver_version() -> str:
         return f"unknown ({exc.__class__.__name__})"
 
 
-def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict]:
-    """Run pytest in a child; return its test records and tally (or one error record)."""
+def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict, str]:
+    """Run pytest in a child; return its test records (or one error record), tally and output."""
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results.json"
         cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
@@ -68,10 +68,10 @@ def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[d
             if code not in (0, 1, 5):  # pytest itself broke (internal error, usage error)
                 tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
                               "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
-            return tests, data.get("tally", {})
+            return tests, data.get("tally", {}), output
         why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
         return [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
-                 "message": f"the test process {why} (a crash or a hang):\n{output[-3000:]}"}], {}
+                 "message": f"the test process {why} (a crash or a hang):\n{output[-3000:]}"}], {}, output
 
 
 def main(argv=None) -> int:
@@ -81,6 +81,11 @@ def main(argv=None) -> int:
     parser.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per child process")
     parser.add_argument("--variant", action="append", default=[], help="only these variants")
+    parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
+    parser.add_argument("--bench", action="store_true",
+                        help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
+    parser.add_argument("--compare-fail", default="median:15%",
+                        help="with --bench: fail on a regression against the last saved run")
     parser.add_argument("--sanitize", action="store_true",
                         help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
     args = parser.parse_args(argv)
@@ -101,17 +106,24 @@ def main(argv=None) -> int:
     if importlib.util.find_spec("pytest_timeout"):
         common += ["--timeout=300"]  # a hung test ends its child, whose variants are then rerun alone
     with open(log_path, "w") as log:
+        if args.bench:
+            _bench(args, log)
+        if args.no_tests:
+            if args.sanitize:
+                sanitizer = _sanitize(names, log)
+                return 0 if all(r["ok"] for r in sanitizer.values()) else 1
+            return 0
         # All correct variants in one child; the gallery (each hunt in a child of its own)
         # and the remaining GPU tests in another.
         batches = [("variants", names), ("gallery", bad + ["__none__"])]
         for label, group in batches:
             print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
-            got, t = run_pytest(label, [*common, *(f"--variant={n}" for n in group)], args.timeout, log)
+            got, t, _ = run_pytest(label, [*common, *(f"--variant={n}" for n in group)], args.timeout, log)
             if any(r["nodeid"].endswith("::run") for r in got):  # crashed or hung: isolate each
                 got, t = [], {}
                 for name in group:
                     print(f"gpu-check: {label}: rerunning {name} alone", flush=True)
-                    mine, theirs = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
+                    mine, theirs, _ = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
                     got += mine
                     t.update(theirs)
             tests += got
@@ -146,6 +158,32 @@ def main(argv=None) -> int:
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
     return 0 if summary["failed"] == summary["error"] == 0 else 1
+
+
+BENCH_STORAGE = ROOT / ".benchmarks"
+
+
+def _bench(args, log) -> None:
+    """The sweep under pytest-benchmark, saved for `pytest-benchmark compare`, then the report."""
+    from .report import newest_run
+
+    cmd = ["tests/test_bench.py", "-m", "bench", "--benchmark-autosave",
+           f"--benchmark-storage=file://{BENCH_STORAGE}", "--benchmark-columns=median,iqr,rounds",
+           "--benchmark-sort=name"]
+    previous = sorted(BENCH_STORAGE.rglob("*.json")) if BENCH_STORAGE.is_dir() else []
+    if previous:
+        cmd += ["--benchmark-compare", f"--benchmark-compare-fail={args.compare_fail}"]
+    print(f"gpu-check: benchmark sweep ({'compared with ' + previous[-1].name if previous else 'first run'})",
+          flush=True)
+    started = time.time()
+    got, _, output = run_pytest("bench", cmd, args.timeout, log)
+    bad = [t["nodeid"] for t in got if t["outcome"] in ("failed", "error")]
+    if "Performance has regressed" in output:
+        bad.append("regression: " + output[output.index("Performance has regressed"):][:2000])
+    print(f"gpu-check: sweep: {len(got)} benchmarks in {time.time() - started:.0f} s"
+          + (f", {len(bad)} failed: {bad[:5]}" if bad else ""), flush=True)
+    subprocess.run([sys.executable, "-m", "softmax_harness", "report", str(newest_run(BENCH_STORAGE)),
+                    "--out", str(args.out.parent)], cwd=ROOT, check=False)
 
 
 def _sanitize(names: list[str], log) -> dict:

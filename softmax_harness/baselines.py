@@ -1,0 +1,60 @@
+"""Baselines measured beside our kernels in the same run: torch.softmax and a Triton softmax."""
+
+from __future__ import annotations
+
+import functools
+
+
+def torch_softmax():
+    """``fn(x, out)`` running torch.softmax on CuPy arrays (zero-copy through DLPack), or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def run(x, out):  # torch.softmax has no out=: it allocates (from its caching allocator)
+        return torch.softmax(torch.from_dlpack(x), dim=-1)
+
+    return run
+
+
+@functools.lru_cache(maxsize=1)
+def _triton_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+        e = tl.exp(x - tl.max(x, axis=0))
+        tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+    return triton, softmax_rows
+
+
+TRITON_MAX_COLS = 32768
+
+
+def triton_softmax():
+    """``fn(x, out)``: one Triton program per row holding the whole row (C <= 32768), or None."""
+    try:
+        import torch
+
+        triton, kernel = _triton_kernel()
+    except Exception:
+        return None
+
+    def run(x, out):
+        n_rows, n_cols = x.shape
+        if n_cols > TRITON_MAX_COLS:
+            raise ValueError(f"the Triton baseline holds whole rows: C <= {TRITON_MAX_COLS}")
+        block = triton.next_power_of_2(n_cols)
+        warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
+        kernel[(n_rows,)](torch.from_dlpack(x), torch.from_dlpack(out), n_cols, BLOCK=block,
+                          num_warps=warps)
+        return out
+
+    return run

@@ -1,0 +1,144 @@
+"""Benchmark reports: a saved pytest-benchmark run as a markdown table and a PNG plot.
+
+    softmax-harness report [RUN.json] [--out reports/]
+
+Without RUN.json the newest run under ``.benchmarks/`` is used. The table has a row
+per kernel and a column per row length C: GB/s and the percentage of the copy
+bandwidth measured in the same run, the best of our kernels in bold, and
+``torch.softmax`` (and Triton, where it ran) beside them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+BASELINES = ("copy", "torch.softmax", "triton")
+
+
+def newest_run(root: Path = Path(".benchmarks")) -> Path:
+    runs = sorted(root.rglob("*.json"), key=lambda p: p.name)
+    if not runs:
+        raise FileNotFoundError(f"no saved benchmark run under {root} (run the GPU runner with --bench)")
+    return runs[-1]
+
+
+def load(path: Path) -> dict:
+    """{kernel: {C: extra_info}} and the run's metadata, from a pytest-benchmark JSON file."""
+    data = json.loads(Path(path).read_text())
+    table: dict[str, dict[int, dict]] = defaultdict(dict)
+    for bench in data["benchmarks"]:
+        info = bench.get("extra_info", {})
+        if "kernel" in info:
+            table[info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
+    return {"table": dict(table), "machine": data.get("machine_info", {}),
+            "commit": data.get("commit_info", {}), "datetime": data.get("datetime", "")}
+
+
+def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
+    best = {}
+    for kernel, row in table.items():
+        if kernel in BASELINES:
+            continue
+        for c, info in row.items():
+            if c not in best or info["gbps"] > best[c][1]["gbps"]:
+                best[c] = (kernel, info)
+    return best
+
+
+def markdown(run: dict, source: str = "") -> str:
+    table = run["table"]
+    cols = sorted({c for row in table.values() for c in row})
+    best = best_of_ours(table)
+    ours = sorted(k for k in table if k not in BASELINES)
+    order = [k for k in BASELINES if k in table] + ours
+    head = "| kernel | " + " | ".join(f"C={c}" for c in cols) + " |"
+    lines = [
+        f"# Softmax bandwidth, fp32, ~1 GiB inputs ({run['machine'].get('node', '?')}, "
+        f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
+        "",
+        "GB/s counting the input read once and the output written once; in brackets, the",
+        "percentage of a device-to-device copy of the same bytes timed in the same run.",
+        "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
+        f"Source: `{source}`" if source else "",
+        "",
+        head,
+        "|" + "---|" * (len(cols) + 1),
+    ]
+    for kernel in order:
+        cells = []
+        for c in cols:
+            info = table[kernel].get(c)
+            if info is None:
+                cells.append("")
+                continue
+            text = f"{info['gbps']:.0f} ({100 * info['fraction_of_copy']:.0f}%)"
+            cells.append(f"**{text}**" if best.get(c, (None,))[0] == kernel else text)
+        lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
+    torch = table.get("torch.softmax", {})
+    lines += ["", "| C | fastest of ours | GB/s | % of copy | vs torch.softmax |", "|---|---|---|---|---|"]
+    for c in cols:
+        if c in best:
+            kernel, info = best[c]
+            ratio = f"{torch[c]['median_s'] / info['median_s']:.2f}x" if c in torch else "n/a"
+            lines.append(f"| {c} | {kernel} | {info['gbps']:.0f} | {100 * info['fraction_of_copy']:.0f}% "
+                         f"| {ratio} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(run: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = run["table"]
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for kernel, row in sorted(table.items()):
+        if kernel in BASELINES:
+            continue
+        cs = sorted(row)
+        ax.plot(cs, [row[c]["gbps"] for c in cs], color="0.75", linewidth=0.8)
+    best = best_of_ours(table)
+    cs = sorted(best)
+    ax.plot(cs, [best[c][1]["gbps"] for c in cs], "o-", color="C0", linewidth=2.5, label="best of ours")
+    styles = {"copy": ("k--", "device-to-device copy"), "torch.softmax": ("s-", "torch.softmax"),
+              "triton": ("^-", "Triton (one program per row)")}
+    for kernel, (style, label) in styles.items():
+        row = table.get(kernel)
+        if row:
+            cs = sorted(row)
+            ax.plot(cs, [row[c]["gbps"] for c in cs], style, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("row length C (N chosen for ~1 GiB inputs)")
+    ax.set_ylabel("GB/s (input read once + output written once)")
+    ax.set_title(f"fp32 softmax on {run['machine'].get('node', 'GPU')} (grey: every variant)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _run(args) -> int:
+    source = Path(args.source) if args.source else newest_run()
+    run = load(source)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench.md").write_text(markdown(run, str(source)))
+    written = [out / "bench.md"]
+    if not args.no_plot:
+        plot(run, out / "bench.png")
+        written.append(out / "bench.png")
+    print("wrote " + ", ".join(map(str, written)))
+    return 0
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("report", help="a saved benchmark run as reports/bench.md and bench.png")
+    parser.add_argument("source", nargs="?", metavar="RUN.json",
+                        help="a pytest-benchmark JSON file (default: the newest in .benchmarks/)")
+    parser.add_argument("--out", default="reports")
+    parser.add_argument("--no-plot", action="store_true")
+    parser.set_defaults(run=_run)
