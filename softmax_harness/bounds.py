@@ -33,6 +33,7 @@ import numpy as np
 
 U = 2.0**-24
 FTZ_FLOOR = 2.0**-125
+FLT_TINY = 2.0**-126  # smallest normal float32
 EXP_ULPS = 2.0
 FAST_EXP_ULPS = 4.0
 ONLINE_STEP_ULPS = 3.0

@@ -1,0 +1,46 @@
+"""The benchmark report, on a small run written here in pytest-benchmark's format."""
+
+from __future__ import annotations
+
+import json
+
+from softmax_harness import report
+
+
+def fake_run(tmp_path):
+    def bench(kernel, c, seconds, copy_seconds):
+        moved = 2 * 2**30
+        return {"group": f"C={c}", "name": f"{kernel}-{c}", "stats": {"median": seconds},
+                "extra_info": {"kernel": kernel, "C": c, "N": 2**28 // c, "bytes": moved,
+                               "gbps": moved / seconds / 1e9, "fraction_of_copy": copy_seconds / seconds}}
+    rows = [bench("copy", 32, 0.5e-3, 0.5e-3), bench("copy", 1024, 0.5e-3, 0.5e-3),
+            bench("torch.softmax", 32, 1.0e-3, 0.5e-3), bench("torch.softmax", 1024, 0.52e-3, 0.5e-3),
+            bench("fast", 32, 0.55e-3, 0.5e-3), bench("slow", 32, 2e-3, 0.5e-3),
+            bench("slow", 1024, 0.6e-3, 0.5e-3)]
+    path = tmp_path / "0001_run.json"
+    path.write_text(json.dumps({"benchmarks": rows, "machine_info": {"node": "test"},
+                                "commit_info": {"id": "abcdef1234"}, "datetime": "2026-11-30T00:00:00"}))
+    return path
+
+
+def test_table_marks_the_best_and_compares_with_torch(tmp_path):
+    text = report.markdown(report.load(fake_run(tmp_path)))
+    assert "| fast | **3905 (91%)** |  |" in text
+    assert "| slow | 1074 (25%) | **3579 (83%)** |" in text
+    assert "| 32 | fast | 3905 | 91% | 1.82x |" in text
+    assert "| 1024 | slow | 3579 | 83% | 0.87x |" in text
+
+
+def test_plot_is_written(tmp_path):
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    report.plot(report.load(fake_run(tmp_path)), tmp_path / "bench.png")
+    assert (tmp_path / "bench.png").stat().st_size > 1000
+
+
+def test_newest_run_without_runs_says_what_to_do(tmp_path):
+    import pytest
+
+    with pytest.raises(FileNotFoundError, match="--bench"):
+        report.newest_run(tmp_path)
