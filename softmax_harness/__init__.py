@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from .compiler import KernelCompileError
+from .dispatch import softmax
 from .reference import reference_softmax
 from .registry import KERNELS_DIR, HeaderError, VariantSpec, discover
 from .variant import Variant
 
 __all__ = [
     "HeaderError", "KernelCompileError", "Variant", "VariantSpec", "known_bad", "reference_softmax",
-    "variant", "variants",
+    "softmax", "variant", "variants",
 ]
 
 

@@ -167,7 +167,9 @@ def _bench(args, log) -> None:
     """The sweep under pytest-benchmark, saved for `pytest-benchmark compare`, then the report."""
     from .report import newest_run
 
-    cmd = ["tests/test_bench.py", "-m", "bench", "--benchmark-autosave",
+    commit = os.environ.get("SOFTMAX_HARNESS_COMMIT")  # the device copy of the tree has no .git
+    save = f"--benchmark-save={commit[:12]}" if commit else "--benchmark-autosave"
+    cmd = ["tests/test_bench.py", "-m", "bench", save,
            f"--benchmark-storage=file://{BENCH_STORAGE}", "--benchmark-columns=median,iqr,rounds",
            "--benchmark-sort=name"]
     previous = sorted(BENCH_STORAGE.rglob("*.json")) if BENCH_STORAGE.is_dir() else []

@@ -9,10 +9,13 @@ Fields (``key=value``, values may be quoted):
 ``name``        unique identifier of the variant (letters, digits, ``_``)
 ``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
 ``algorithm``   ``safe`` (max, sum, normalise), ``online`` (running max and sum) or ``naive``
-``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row`` or ``grid-stride``
+``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row``, ``grid-stride``
+                or ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row)
 ``threads``     threads per block: a multiple of 32, at most 1024
 ``lanes``       threads that share one row (``group-per-row`` and ``grid-stride``; others derive it)
 ``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` (default 4)
+``cluster``     blocks per row for ``cluster-per-row`` (the kernel's ``__cluster_dims__``)
+``min_sm``      lowest compute capability, as 80, 90, ... (default 0: any)
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
 ``dtypes``      comma-separated element types (default ``float32``)
@@ -32,7 +35,8 @@ from pathlib import Path
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 
 ALGORITHMS = ("naive", "safe", "online")
-GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride")
+GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
+              "cluster-per-row")
 CONVENTIONS = ("torch", "masked")
 DTYPES = ("float32", "float16", "bfloat16")
 
@@ -40,7 +44,7 @@ _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {
-    "lanes", "blocks_per_sm", "max_cols", "smem_per_col", "dtypes", "convention",
+    "lanes", "blocks_per_sm", "cluster", "min_sm", "max_cols", "smem_per_col", "dtypes", "convention",
     "fast_math", "catches", "defect",
 }
 
@@ -62,6 +66,8 @@ class VariantSpec:
     path: Path
     line: int
     blocks_per_sm: int = 4
+    cluster: int = 1
+    min_sm: int = 0
     max_cols: int | None = None
     smem_per_col: int = 0
     dtypes: tuple[str, ...] = ("float32",)
@@ -77,6 +83,7 @@ class VariantSpec:
 
     @property
     def rows_per_block(self) -> int:
+        """Rows one block handles (0 for a cluster-per-row kernel: a row spans blocks)."""
         return self.threads // self.lanes
 
     @property
@@ -133,7 +140,11 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     threads = _int(path, line, "threads", fields["threads"], 1, 1024)
     if threads % 32:
         raise _fail(path, line, f"threads={threads} is not a multiple of 32")
-    derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads}
+    cluster = _int(path, line, "cluster", fields.get("cluster", "1"), 1, 16)
+    if (geometry == "cluster-per-row") != ("cluster" in fields):
+        raise _fail(path, line, "cluster= goes with geometry=cluster-per-row, and only with it")
+    derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads,
+               "cluster-per-row": threads * cluster}
     if geometry in derived:
         if "lanes" in fields:
             raise _fail(path, line, f"lanes is implied by geometry={geometry}; leave it out")
@@ -160,6 +171,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         path=path,
         line=line,
         blocks_per_sm=_int(path, line, "blocks_per_sm", fields.get("blocks_per_sm", "4")),
+        cluster=cluster,
+        min_sm=_int(path, line, "min_sm", fields.get("min_sm", "0"), 0),
         max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),
         dtypes=dtypes,

@@ -15,6 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 BASELINES = ("copy", "torch.softmax", "triton")
+DISPATCH = "softmax_harness.softmax"
 
 
 def newest_run(root: Path = Path(".benchmarks")) -> Path:
@@ -39,7 +40,7 @@ def load(path: Path) -> dict:
 def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
     best = {}
     for kernel, row in table.items():
-        if kernel in BASELINES:
+        if kernel in BASELINES or kernel == DISPATCH:
             continue
         for c, info in row.items():
             if c not in best or info["gbps"] > best[c][1]["gbps"]:
@@ -51,8 +52,8 @@ def markdown(run: dict, source: str = "") -> str:
     table = run["table"]
     cols = sorted({c for row in table.values() for c in row})
     best = best_of_ours(table)
-    ours = sorted(k for k in table if k not in BASELINES)
-    order = [k for k in BASELINES if k in table] + ours
+    ours = sorted(k for k in table if k not in BASELINES and k != DISPATCH)
+    order = [k for k in (*BASELINES, DISPATCH) if k in table] + ours
     head = "| kernel | " + " | ".join(f"C={c}" for c in cols) + " |"
     lines = [
         f"# Softmax bandwidth, fp32, ~1 GiB inputs ({run['machine'].get('node', '?')}, "
@@ -84,6 +85,18 @@ def markdown(run: dict, source: str = "") -> str:
             ratio = f"{torch[c]['median_s'] / info['median_s']:.2f}x" if c in torch else "n/a"
             lines.append(f"| {c} | {kernel} | {info['gbps']:.0f} | {100 * info['fraction_of_copy']:.0f}% "
                          f"| {ratio} |")
+    dispatched = table.get(DISPATCH, {})
+    if dispatched:
+        triton = table.get("triton", {})
+        lines += ["", "`softmax_harness.softmax` (what it dispatched to, measured as called):", "",
+                  "| C | dispatched variant | GB/s | % of copy | vs torch.softmax | vs Triton |",
+                  "|---|---|---|---|---|---|"]
+        for c in sorted(dispatched):
+            info = dispatched[c]
+            vs = [f"{base[c]['median_s'] / info['median_s']:.2f}x" if c in base else "n/a"
+                  for base in (torch, triton)]
+            lines.append(f"| {c} | {info.get('dispatched', '?')} | {info['gbps']:.0f} | "
+                         f"{100 * info['fraction_of_copy']:.0f}% | {vs[0]} | {vs[1]} |")
     return "\n".join(lines) + "\n"
 
 
@@ -104,6 +117,7 @@ def plot(run: dict, path: Path) -> None:
     cs = sorted(best)
     ax.plot(cs, [best[c][1]["gbps"] for c in cs], "o-", color="C0", linewidth=2.5, label="best of ours")
     styles = {"copy": ("k--", "device-to-device copy"), "torch.softmax": ("s-", "torch.softmax"),
+              DISPATCH: ("D-", "softmax_harness.softmax (dispatch)"),
               "triton": ("^-", "Triton (one program per row)")}
     for kernel, (style, label) in styles.items():
         row = table.get(kernel)

@@ -23,6 +23,13 @@ def multiprocessor_count(device_id: int) -> int:
     return cupy.cuda.Device(device_id).attributes["MultiProcessorCount"]
 
 
+@functools.cache
+def compute_capability(device_id: int) -> int:
+    import cupy
+
+    return int(cupy.cuda.Device(device_id).compute_capability)
+
+
 class Variant:
     """One declared kernel variant; call it as ``v(x, out=None)`` on a CuPy (N, C) array."""
 
@@ -41,6 +48,10 @@ class Variant:
     def supports(self, n_cols: int, dtype="float32") -> bool:
         """Whether rows of ``n_cols`` elements of ``dtype`` are within this variant's limits."""
         return np.dtype(dtype).name in self.dtypes and (self.max_cols is None or n_cols <= self.max_cols)
+
+    def runs_here(self, device_id: int = 0) -> bool:
+        """Whether the device is new enough (``min_sm``)."""
+        return compute_capability(device_id) >= self.spec.min_sm
 
     def compile(self):
         """Compile (once per process) and return the CuPy kernel function."""
@@ -65,7 +76,7 @@ class Variant:
         n_rows, n_cols = x.shape
         if self.max_cols is not None and n_cols > self.max_cols:
             raise self._error(ValueError, f"rows of {n_cols} columns exceed its max_cols={self.max_cols}")
-        if n_rows > INT32_MAX or n_cols > INT32_MAX:
+        if n_rows * self.spec.cluster > INT32_MAX or n_cols > INT32_MAX:
             raise self._error(ValueError, f"shape {tuple(x.shape)} has a dimension above 2**31 - 1")
         if x.data.ptr % x.dtype.itemsize:
             raise self._error(ValueError, "input is not aligned to its element size")
@@ -88,6 +99,8 @@ class Variant:
     def launch_config(self, n_rows: int, n_cols: int, device_id: int = 0):
         """(grid, block, shared_mem_bytes) for a launch over ``n_rows`` rows."""
         spec = self.spec
+        if spec.geometry == "cluster-per-row":
+            return (n_rows * spec.cluster,), (spec.threads,), 0
         grid = -(-n_rows // spec.rows_per_block)
         if spec.geometry == "grid-stride":
             grid = min(grid, spec.blocks_per_sm * multiprocessor_count(device_id))
@@ -103,6 +116,9 @@ class Variant:
         n_rows, n_cols = x.shape
         if n_rows == 0 or n_cols == 0:
             return out
+        if not self.runs_here(x.device.id):
+            raise self._error(RuntimeError, f"needs compute capability {self.spec.min_sm / 10:.1f} "
+                              f"or newer (this device: {compute_capability(x.device.id) / 10:.1f})")
         function = self.compile()
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
         if smem > 48 * 1024:

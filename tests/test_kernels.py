@@ -8,6 +8,7 @@ import pytest
 from hypothesis import example, given, target
 from hypothesis.control import currently_in_test_context
 
+import softmax_harness
 from softmax_harness.properties import Subject, check
 from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
 
@@ -53,6 +54,19 @@ def test_lengths_around_the_variant_edges(variant):
         edges |= {spec.max_cols - 1, spec.max_cols}
     for n_cols in sorted(e for e in edges if e >= 1 and variant.supports(e)):
         holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
+
+
+@given(recipe=batches(lengths(long_rows=True)))
+@example(recipe=CLASSIC[2])
+def test_dispatched_softmax_holds_every_property(recipe):
+    """softmax_harness.softmax, judged with the bound of the variant it dispatches to."""
+    import cupy
+
+    chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id)
+    subject = Subject.of(chosen)
+    subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name
+    report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe)
+    report.raise_if_failed()
 
 
 @pytest.mark.parametrize("n_rows,n_cols", [(2_000_000, 3), (1_100_000, 33)])

@@ -80,3 +80,14 @@ class TestBadInputOnTheGPU:
         out = cupy.full_like(x, 7.0)
         assert variant(x, out=out) is out
         np.testing.assert_allclose(out.get(), reference_softmax(x.get()), rtol=1e-5)
+
+
+def test_dispatch_covers_every_row_length_with_declared_variants():
+    from softmax_harness import dispatch
+
+    names = {v.name for v in softmax_harness.variants()}
+    assert all(name in names for _, name in dispatch.TABLE)
+    assert dispatch.TABLE[-1][0] is None, "the last entry must take any row length"
+    for n_cols in (1, 31, 32, 33, 1000, 4097, 32768, 32769, 262144, 262145, 2**20):
+        chosen = dispatch.choose(n_cols)
+        assert chosen.supports(n_cols), (n_cols, chosen.name)

@@ -1,0 +1,88 @@
+// One-pass softmax for long rows on Hopper: a row is split over a thread-block
+// cluster of 8 blocks. Each block holds its slice in registers (16-byte loads),
+// folds it into a (max, sum) state, publishes the state in its shared memory, and
+// after a cluster barrier every block merges the 8 states through distributed
+// shared memory and writes its slice from the registers: every input element is
+// read once. Needs sm_90 (clusters); on older GPUs the kernel traps and
+// softmax_harness.softmax() falls back to a two-pass kernel.
+//
+// @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90
+#include <cooperative_groups.h>
+#include "softmax.cuh"
+
+namespace cg = cooperative_groups;
+
+constexpr int CLUSTER = 8;
+constexpr int THREADS = 1024;
+constexpr int VECS = 8;  // float4 chunks per thread: 8 * 1024 * 32 = 262144 elements per row
+
+#if __CUDA_ARCH__ >= 900
+#define CLUSTER_DIMS __cluster_dims__(CLUSTER, 1, 1)
+#else
+#define CLUSTER_DIMS
+#endif
+
+extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(THREADS)
+    onepass_cluster_c262144(const float* __restrict__ x, float* __restrict__ y, int n_rows, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    __shared__ sh::MaxSum scratch[32];
+    __shared__ sh::MaxSum published;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank();
+    const size_t row = blockIdx.x / CLUSTER;
+    // Slices of a multiple of 4 elements, so that an aligned row keeps aligned slices.
+    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + 3) & ~3;
+    const int start = min(n_cols, rank * slice);
+    const int count = min(n_cols - start, slice);
+    const float* xr = sh::row_of(x, row, n_cols) + start;
+
+    float v[4 * VECS];
+    const bool aligned = (reinterpret_cast<size_t>(xr) & 15) == 0;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+        const int e = 4 * (k * THREADS + (int)threadIdx.x);
+        if (aligned && e + 3 < count) {
+            const float4 t = *reinterpret_cast<const float4*>(xr + e);
+            v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) v[4 * k + j] = e + j < count ? xr[e + j] : sh::neg_inf();
+        }
+    }
+    float m = sh::neg_inf();
+#pragma unroll
+    for (int i = 0; i < 4 * VECS; ++i) m = fmaxf(m, v[i]);
+    float d = 0.0f;
+#pragma unroll
+    for (int i = 0; i < 4 * VECS; ++i) {
+        v[i] = sh::exp_below(v[i], m);
+        d += v[i];
+    }
+    const sh::MaxSum mine = {m, d};
+    const sh::MaxSum block = sh::block_reduce(sh::Merge(), mine, scratch);
+    if (threadIdx.x == 0) published = block;
+    cluster.sync();  // every block's state is published
+    sh::MaxSum all = sh::empty_state();
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) all = sh::merge(all, *cluster.map_shared_rank(&published, r));
+    cluster.sync();  // no block leaves while another may still read its state
+
+    const float scale = sh::exp_below(mine.m, all.m) / all.d;
+    float* yr = sh::row_of(y, row, n_cols) + start;
+    const bool out_aligned = (reinterpret_cast<size_t>(yr) & 15) == 0;
+#pragma unroll
+    for (int k = 0; k < VECS; ++k) {
+        const int e = 4 * (k * THREADS + (int)threadIdx.x);
+        if (out_aligned && e + 3 < count) {
+            *reinterpret_cast<float4*>(yr + e) =
+                make_float4(v[4 * k] * scale, v[4 * k + 1] * scale, v[4 * k + 2] * scale, v[4 * k + 3] * scale);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                if (e + j < count) yr[e + j] = v[4 * k + j] * scale;
+        }
+    }
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
+}
