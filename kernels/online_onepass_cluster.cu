@@ -3,10 +3,10 @@
 // folds it into a (max, sum) state, publishes the state in its shared memory, and
 // after a cluster barrier every block merges the 8 states through distributed
 // shared memory and writes its slice from the registers: every input element is
-// read once. Needs sm_90 (clusters); on older GPUs the kernel traps and
+// read once. Exponentials on the special-function unit (fast_math). Needs sm_90 (clusters); on older GPUs the kernel traps and
 // softmax_harness.softmax() falls back to a two-pass kernel.
 //
-// @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90
+// @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90 fast_math=true
 #include <cooperative_groups.h>
 #include "softmax.cuh"
 
@@ -49,25 +49,16 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(THREADS)
             for (int j = 0; j < 4; ++j) v[4 * k + j] = e + j < count ? xr[e + j] : sh::neg_inf();
         }
     }
-    float m = sh::neg_inf();
-#pragma unroll
-    for (int i = 0; i < 4 * VECS; ++i) m = fmaxf(m, v[i]);
-    float d = 0.0f;
-#pragma unroll
-    for (int i = 0; i < 4 * VECS; ++i) {
-        v[i] = sh::exp_below(v[i], m);
-        d += v[i];
-    }
-    const sh::MaxSum mine = {m, d};
-    const sh::MaxSum block = sh::block_reduce(sh::Merge(), mine, scratch);
+    const sh::MaxSum mine = sh::fold_tile(v);
+    const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
     if (threadIdx.x == 0) published = block;
     cluster.sync();  // every block's state is published
     sh::MaxSum all = sh::empty_state();
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) all = sh::merge(all, *cluster.map_shared_rank(&published, r));
+    for (int r = 0; r < CLUSTER; ++r) all = sh::FastMerge()(all, *cluster.map_shared_rank(&published, r));
     cluster.sync();  // no block leaves while another may still read its state
 
-    const float scale = sh::exp_below(mine.m, all.m) / all.d;
+    const float scale = sh::tile_scale(mine, all);
     float* yr = sh::row_of(y, row, n_cols) + start;
     const bool out_aligned = (reinterpret_cast<size_t>(yr) & 15) == 0;
 #pragma unroll

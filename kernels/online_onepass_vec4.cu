@@ -4,25 +4,26 @@
 // 4 * (k * LANES + l) .. + 3) before using any of it, so many loads are in flight;
 // rows are read once and written once.
 //
-// Arithmetic: one exponential per element. A thread folds its share as
-// e_i = exp(x_i - m_t) (m_t: its own maximum) and d_t = sum e_i, the (m_t, d_t)
-// states are merged (NaN-safe, see softmax.cuh), and y_i = e_i * exp(m_t - m) / d.
+// Arithmetic: one exponential per element, on the special-function unit (ex2, so
+// the variants declare fast_math=true and are held to the wider bound). A thread folds
+// its share as e_i = exp(x_i - m_t) (m_t: its own maximum) and d_t = sum e_i, the
+// (m_t, d_t) states are merged (NaN-safe, see softmax.cuh), and y_i = e_i * exp(m_t - m) / d.
 // Rows that are not 16-byte aligned (C % 4 != 0, or a misaligned base) take the
 // same path with scalar loads and stores.
 //
 // Short rows: a group of LANES threads per row, several rows per block.
-// @variant name=onepass_vec4_c32 kernel=onepass_vec4_c32 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=32
-// @variant name=onepass_vec4_c64 kernel=onepass_vec4_c64 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=64
-// @variant name=onepass_vec4_c128 kernel=onepass_vec4_c128 algorithm=online geometry=warp-per-row threads=128 max_cols=128
-// @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256
-// @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512
-// @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024
+// @variant name=onepass_vec4_c32 kernel=onepass_vec4_c32 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=32 fast_math=true
+// @variant name=onepass_vec4_c64 kernel=onepass_vec4_c64 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=64 fast_math=true
+// @variant name=onepass_vec4_c128 kernel=onepass_vec4_c128 algorithm=online geometry=warp-per-row threads=128 max_cols=128 fast_math=true
+// @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256 fast_math=true
+// @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true
+// @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true
 // Longer rows: a block per row.
-// @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048
-// @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096
-// @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192
-// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=1024 max_cols=16384
-// @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768
+// @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
+// @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true
+// @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true
+// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=1024 max_cols=16384 fast_math=true
+// @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true
 #include "softmax.cuh"
 
 template <int LANES, int VECS>
@@ -59,26 +60,7 @@ struct RowTile {
             }
         }
     }
-
-    // Replace each value by exp(x - m_t) and return this thread's state (m_t, sum).
-    __device__ __forceinline__ sh::MaxSum fold() {
-        float m = sh::neg_inf();
-#pragma unroll
-        for (int i = 0; i < 4 * VECS; ++i) m = fmaxf(m, v[i]);
-        float d = 0.0f;
-#pragma unroll
-        for (int i = 0; i < 4 * VECS; ++i) {
-            v[i] = sh::exp_below(v[i], m);
-            d += v[i];
-        }
-        return {m, d};
-    }
 };
-
-// The factor that turns this thread's exp(x - m_t) into the row's softmax.
-__device__ __forceinline__ float rescale(sh::MaxSum mine, sh::MaxSum row) {
-    return sh::exp_below(mine.m, row.m) / row.d;
-}
 
 template <int LANES, int VECS>
 __device__ __forceinline__ void group_rows(const float* __restrict__ x, float* __restrict__ y, int n_rows,
@@ -88,9 +70,9 @@ __device__ __forceinline__ void group_rows(const float* __restrict__ x, float* _
     const bool live = row < (size_t)n_rows;  // dead groups still join the shuffles
     RowTile<LANES, VECS> tile;
     tile.load(sh::row_of(x, live ? row : 0, n_cols), live ? n_cols : 0, lane);
-    const sh::MaxSum mine = tile.fold();
-    const sh::MaxSum all = sh::group_reduce<LANES>(sh::Merge(), mine);
-    if (live) tile.store(sh::row_of(y, row, n_cols), n_cols, lane, rescale(mine, all));
+    const sh::MaxSum mine = sh::fold_tile(tile.v);
+    const sh::MaxSum all = sh::group_reduce<LANES>(sh::FastMerge(), mine);
+    if (live) tile.store(sh::row_of(y, row, n_cols), n_cols, lane, sh::tile_scale(mine, all));
 }
 
 template <int THREADS, int VECS>
@@ -98,9 +80,9 @@ __device__ __forceinline__ void block_row(const float* __restrict__ x, float* __
     __shared__ sh::MaxSum scratch[32];
     RowTile<THREADS, VECS> tile;
     tile.load(sh::row_of(x, blockIdx.x, n_cols), n_cols, threadIdx.x);
-    const sh::MaxSum mine = tile.fold();
-    const sh::MaxSum all = sh::block_reduce(sh::Merge(), mine, scratch);
-    tile.store(sh::row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, rescale(mine, all));
+    const sh::MaxSum mine = sh::fold_tile(tile.v);
+    const sh::MaxSum all = sh::block_reduce(sh::FastMerge(), mine, scratch);
+    tile.store(sh::row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, sh::tile_scale(mine, all));
 }
 
 #define GROUP_KERNEL(NAME, LANES, VECS)                                                               \

@@ -19,6 +19,21 @@ __device__ __forceinline__ float exp_below(float a, float b) {
     return a == neg_inf() ? 0.0f : expf(a - b);
 }
 
+// Fast path for one-pass kernels (declared fast_math=true): 2^x on the special-function
+// unit, about 2 ulp; ex2(-inf) = 0 and NaN stays NaN. exp(a - b) is ex2((a - b) * log2 e):
+// the subtraction first, so the rounding error scales with |a - b|, not with |b|.
+constexpr float LOG2E = 1.4426950408889634f;
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+__device__ __forceinline__ float fast_exp_below(float a, float b) {
+    return a == neg_inf() ? 0.0f : ex2((a - b) * LOG2E);
+}
+
 // The online-softmax state: the running maximum m and d = sum(exp(x_j - m)).
 // The empty state is (-inf, 0); a state whose m is -inf always has d = 0.
 struct MaxSum {
@@ -53,6 +68,36 @@ struct Merge {
     __device__ static MaxSum identity() { return empty_state(); }
     __device__ MaxSum operator()(MaxSum a, MaxSum b) const { return merge(a, b); }
 };
+struct FastMerge {
+    __device__ static MaxSum identity() { return empty_state(); }
+    __device__ MaxSum operator()(MaxSum a, MaxSum b) const {
+        const float m = fmaxf(a.m, b.m);
+        return {m, a.d * fast_exp_below(a.m, m) + b.d * fast_exp_below(b.m, m)};
+    }
+};
+
+// One-pass fold of a register tile: each value becomes exp(v - m_t), where m_t is the
+// tile's maximum, and the tile's state (m_t, sum) is returned. A tile that holds only
+// -inf subtracts 0 instead, so every value is exactly 0 (no -inf - -inf).
+template <int N>
+__device__ __forceinline__ MaxSum fold_tile(float (&v)[N]) {
+    float m = neg_inf();
+#pragma unroll
+    for (int i = 0; i < N; ++i) m = fmaxf(m, v[i]);
+    const float shift = m == neg_inf() ? 0.0f : m;
+    float d = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        v[i] = ex2((v[i] - shift) * LOG2E);
+        d += v[i];
+    }
+    return {m, d};
+}
+
+// The factor that turns a tile's exp(v - m_t) into the row's softmax: exp(m_t - m) / d.
+__device__ __forceinline__ float tile_scale(MaxSum tile, MaxSum row) {
+    return __fdividef(fast_exp_below(tile.m, row.m), row.d);
+}
 
 __device__ __forceinline__ float shfl_xor(float v, int lane_mask, int width = 32) {
     return __shfl_xor_sync(FULL_MASK, v, lane_mask, width);

@@ -85,8 +85,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
     parser.add_argument("--bench", action="store_true",
                         help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
-    parser.add_argument("--compare-fail", default="median:15%",
-                        help="with --bench: fail on a regression against the last saved run")
+    parser.add_argument("--compare-fail", default=None, metavar="EXPR",
+                        help="with --bench: fail on a regression against the last saved run, e.g. "
+                             "median:20%% (pick a threshold above the noise of two runs of one version)")
     parser.add_argument("--sanitize", action="store_true",
                         help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
     args = parser.parse_args(argv)
@@ -107,13 +108,11 @@ def main(argv=None) -> int:
     if importlib.util.find_spec("pytest_timeout"):
         common += ["--timeout=300"]  # a hung test ends its child, whose variants are then rerun alone
     with open(log_path, "w") as log:
-        if args.bench:
-            _bench(args, log)
+        bench = _bench(args, log) if args.bench else {}
         if args.no_tests:
-            if args.sanitize:
-                sanitizer = _sanitize(names, log)
-                return 0 if all(r["ok"] for r in sanitizer.values()) else 1
-            return 0
+            sanitizer = _sanitize(names, log) if args.sanitize else {}
+            ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
+            return 0 if ok else 1
         # All correct variants in one child; the gallery (each hunt in a child of its own)
         # and the remaining GPU tests in another.
         batches = [("variants", names), ("gallery", bad + ["__none__"])]
@@ -131,8 +130,8 @@ def main(argv=None) -> int:
             tally.update(t)
             print(f"gpu-check: {label}: " + ", ".join(
                 f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
+        sanitizer = _sanitize(names, log) if args.sanitize else {}
 
-    sanitizer = _sanitize(names, log) if args.sanitize else {}
     for result in sanitizer.values():
         tests.append({"nodeid": f"sanitizer::{result['name']}", "duration": result["seconds"],
                       "outcome": "passed" if result["ok"] else "failed",
@@ -150,6 +149,7 @@ def main(argv=None) -> int:
         "environment": {**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
         "kernels_sha256": kernel_digests(),
         "summary": summary,
+        "bench": bench,
         "gallery": {"caught": gallery, "catch_rate": f"{sum(gallery.values())}/{len(gallery)}"},
         "sanitizer": {k: {kk: vv for kk, vv in v.items() if kk != "output"} for k, v in sanitizer.items()},
         "tally": tally,
@@ -158,13 +158,13 @@ def main(argv=None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
-    return 0 if summary["failed"] == summary["error"] == 0 else 1
+    return 0 if summary["failed"] == summary["error"] == 0 and not bench.get("failures") else 1
 
 
 BENCH_STORAGE = ROOT / ".benchmarks"
 
 
-def _bench(args, log) -> None:
+def _bench(args, log) -> dict:
     """The sweep under pytest-benchmark, saved for `pytest-benchmark compare`, then the report."""
     from .report import newest_run
 
@@ -175,18 +175,23 @@ def _bench(args, log) -> None:
            "--benchmark-sort=name"]
     previous = sorted(BENCH_STORAGE.rglob("*.json")) if BENCH_STORAGE.is_dir() else []
     if previous:
-        cmd += ["--benchmark-compare", f"--benchmark-compare-fail={args.compare_fail}"]
+        cmd += ["--benchmark-compare"]
+        if args.compare_fail:
+            cmd += [f"--benchmark-compare-fail={args.compare_fail}"]
     print(f"gpu-check: benchmark sweep ({'compared with ' + previous[-1].name if previous else 'first run'})",
           flush=True)
     started = time.time()
     got, _, output = run_pytest("bench", cmd, args.timeout, log)
     bad = [t["nodeid"] for t in got if t["outcome"] in ("failed", "error")]
     if "Performance has regressed" in output:
-        bad.append("regression: " + output[output.index("Performance has regressed"):][:2000])
+        bad.append(output[output.index("Performance has regressed"):][:3000])
     print(f"gpu-check: sweep: {len(got)} benchmarks in {time.time() - started:.0f} s"
-          + (f", {len(bad)} failed: {bad[:5]}" if bad else ""), flush=True)
-    subprocess.run([sys.executable, "-m", "softmax_harness", "report", str(newest_run(BENCH_STORAGE)),
+          + (f", {len(bad)} failures: {bad[:3]}" if bad else ""), flush=True)
+    run = newest_run(BENCH_STORAGE)
+    subprocess.run([sys.executable, "-m", "softmax_harness", "report", str(run),
                     "--out", str(args.out.parent)], cwd=ROOT, check=False)
+    return {"run": str(run.relative_to(ROOT)), "benchmarks": len(got), "failures": bad,
+            "compared_with": previous[-1].name if previous else None}
 
 
 def _sanitize(names: list[str], log) -> dict:
