@@ -22,7 +22,7 @@
 // @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
 // @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true
 // @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true
-// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=1024 max_cols=16384 fast_math=true
+// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 fast_math=true
 // @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true
 #include "softmax.cuh"
 
@@ -109,5 +109,5 @@ GROUP_KERNEL(onepass_vec4_c1024, 32, 8)
 BLOCK_KERNEL(onepass_vec4_c2048, 256, 2)
 BLOCK_KERNEL(onepass_vec4_c4096, 512, 2)
 BLOCK_KERNEL(onepass_vec4_c8192, 512, 4)
-BLOCK_KERNEL(onepass_vec4_c16384, 1024, 4)
+BLOCK_KERNEL(onepass_vec4_c16384, 512, 8)
 BLOCK_KERNEL(onepass_vec4_c32768, 1024, 8)

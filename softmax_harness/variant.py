@@ -35,6 +35,7 @@ class Variant:
 
     def __init__(self, spec: VariantSpec):
         self.spec = spec
+        self._function = None
 
     name = property(lambda self: self.spec.name)
     algorithm = property(lambda self: self.spec.algorithm)
@@ -54,8 +55,10 @@ class Variant:
         return compute_capability(device_id) >= self.spec.min_sm
 
     def compile(self):
-        """Compile (once per process) and return the CuPy kernel function."""
-        return compiler.get_function(self.spec.path, self.spec.kernel)
+        """Compile (once per process and file) and return the CuPy kernel function."""
+        if self._function is None:
+            self._function = compiler.get_function(self.spec.path, self.spec.kernel)
+        return self._function
 
     def _error(self, kind, problem: str):
         return kind(f"softmax variant {self.name!r}: {problem}")
