@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from .properties import PropertyFailure, Subject, check
+from .properties import Subject, check
 from .strategies import batches, build_batch, lengths
 
 
@@ -19,7 +19,7 @@ def hunt(name: str, profile: str = "ci") -> dict:
     variant = softmax_harness.variant(name)
     prop = variant.spec.catches
     subject = Subject.of(variant)
-    tried = []
+    tried, caught = [], []
 
     @settings(settings.get_profile(profile), database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=list(HealthCheck))
@@ -28,13 +28,14 @@ def hunt(name: str, profile: str = "ci") -> dict:
         tried.append(recipe)
         report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
                        properties=(prop,))
+        caught.extend(report.failures.items())
         report.raise_if_failed()
 
     result = {"variant": name, "catches": prop, "caught": False, "message": "", "examples": 0}
     try:
         search()
-    except PropertyFailure as failure:
-        result["caught"] = prop in failure.failures
-        result["message"] = "\n\n".join(failure.failures.values())
+    except Exception as exc:  # PropertyFailure, or Hypothesis' Flaky for a defect that comes and goes
+        result["message"] = "\n\n".join(m for _, m in caught) or f"{type(exc).__name__}: {exc}"
+    result["caught"] = any(p == prop for p, _ in caught)
     result["examples"] = len(tried)
     return result

@@ -312,9 +312,14 @@ def _repeat_checks(subject, x_host, offset, first, fail, properties):
                  x=xp.asarray(x_host), y=again.y, ref=_as64(xp, first.y), bound=None)
     n_rows = x_host.shape[0]
     if "rows_independent" in properties and n_rows >= 2:
+        # Row k becomes its reverse lifted above every other finite value of the batch, so a
+        # kernel that leaks anything between rows (a batch-wide max, a shared sum) shows it.
         k = n_rows // 2
         changed = x_host.copy()
-        changed[k] = np.where(np.isfinite(changed[k]), -changed[k][::-1] + 1.5, changed[k])
+        finite = x_host[np.isfinite(x_host)]
+        lift = np.float32(min(2.0 * float(np.abs(finite).max()) + 1.0, 1e38)) if finite.size else 1.0
+        with np.errstate(over="ignore"):
+            changed[k] = np.where(np.isfinite(changed[k]), changed[k][::-1] / 2 + lift, changed[k])
         other = _run(subject, changed, offset)
         keep = xp.ones(n_rows, dtype=bool)
         keep[k] = False

@@ -8,19 +8,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import standins
-from softmax_harness.properties import PROPERTIES, PropertyFailure, Subject, check
+from softmax_harness.properties import PROPERTIES, Subject, check
 from softmax_harness.strategies import CLASSIC, batches, build_batch, lengths
 
 CPU = dict(lens=lengths(limit=300), max_elements=2**14)
 CI = settings(settings.get_profile("ci"), database=None, suppress_health_check=list(HealthCheck))
 
 
-def holds(subject, properties=PROPERTIES):
+def holds(subject, properties=PROPERTIES, seen=None):
     @CI
     @given(recipe=batches(**CPU))
     def every_batch(recipe):
-        check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
-              properties=properties).raise_if_failed()
+        report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
+                       properties=properties)
+        if seen is not None:
+            seen.append(report.failures)
+        report.raise_if_failed()
 
     return every_batch
 
@@ -39,10 +42,13 @@ def test_each_defect_is_caught_by_its_property(name):
     defect = standins.DEFECTS[name]
     subject = Subject(name, defect.fn, lanes=defect.lanes, algorithm=defect.algorithm,
                       repro=f"<stand-in {name}>")
-    with pytest.raises(PropertyFailure) as caught:
-        holds(subject, (defect.catches,))()
-    assert list(caught.value.failures) == [defect.catches]
-    message = caught.value.failures[defect.catches]
+    seen = []
+    # PropertyFailure, or Hypothesis' FlakyFailure for the defect that comes and goes
+    with pytest.raises(Exception):  # noqa: B017
+        holds(subject, (defect.catches,), seen)()
+    failures = [f for f in seen if f]
+    assert failures and all(list(f) == [defect.catches] for f in failures)
+    message = failures[0][defect.catches]
     assert name in message and "reproduce:" in message
 
 
