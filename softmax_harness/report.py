@@ -33,8 +33,12 @@ def load(path: Path) -> dict:
         info = bench.get("extra_info", {})
         if "kernel" in info:
             table[info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
+    commit = dict(data.get("commit_info") or {})
+    # gpu-check saves runs as NNNN_<commit>.json (the device's copy of the tree has no .git)
+    if commit.get("id") in (None, "", "unknown") and "_" in Path(path).stem:
+        commit["id"] = Path(path).stem.split("_", 1)[1]
     return {"table": dict(table), "machine": data.get("machine_info", {}),
-            "commit": data.get("commit_info", {}), "datetime": data.get("datetime", "")}
+            "commit": commit, "datetime": data.get("datetime", "")}
 
 
 def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
@@ -48,6 +52,10 @@ def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
     return best
 
 
+def _device(run: dict) -> str:
+    return run.get("device") or run["machine"].get("node", "GPU")
+
+
 def markdown(run: dict, source: str = "") -> str:
     table = run["table"]
     cols = sorted({c for row in table.values() for c in row})
@@ -56,7 +64,7 @@ def markdown(run: dict, source: str = "") -> str:
     order = [k for k in (*BASELINES, DISPATCH) if k in table] + ours
     head = "| kernel | " + " | ".join(f"C={c}" for c in cols) + " |"
     lines = [
-        f"# Softmax bandwidth, fp32, ~1 GiB inputs ({run['machine'].get('node', '?')}, "
+        f"# Softmax bandwidth, fp32, ~1 GiB inputs ({_device(run)}, "
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
         "GB/s counting the input read once and the output written once; in brackets, the",
@@ -127,7 +135,7 @@ def plot(run: dict, path: Path) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xlabel("row length C (N chosen for ~1 GiB inputs)")
     ax.set_ylabel("GB/s (input read once + output written once)")
-    ax.set_title(f"fp32 softmax on {run['machine'].get('node', 'GPU')} (grey: every variant)")
+    ax.set_title(f"fp32 softmax on {_device(run)} (grey: every variant)")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -137,7 +145,12 @@ def plot(run: dict, path: Path) -> None:
 
 def _run(args) -> int:
     source = Path(args.source) if args.source else newest_run()
+    if args.device is None:
+        gpu_report = Path(args.out) / "gpu.json"
+        if gpu_report.is_file():
+            args.device = json.loads(gpu_report.read_text()).get("environment", {}).get("device")
     run = load(source)
+    run["device"] = args.device
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.md").write_text(markdown(run, str(source)))
@@ -155,4 +168,6 @@ def add_parser(sub) -> None:
                         help="a pytest-benchmark JSON file (default: the newest in .benchmarks/)")
     parser.add_argument("--out", default="reports")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--device", default=None,
+                        help="device name for the titles (default: the GPU report's, else the host name)")
     parser.set_defaults(run=_run)
