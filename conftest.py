@@ -9,18 +9,11 @@ fixture compiles each kernel file once per session through ``cupy.RawModule``.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
 import softmax_harness
-from softmax_harness import gpu
+from softmax_harness import gpu, profiles  # noqa: F401  (profiles registers ci, dev, thorough)
 
-_SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
-settings.register_profile("ci", derandomize=True, max_examples=30, deadline=None,
-                          suppress_health_check=_SLOW, print_blob=True)
-settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=_SLOW,
-                          print_blob=True)
-settings.register_profile("thorough", max_examples=1000, deadline=None,
-                          suppress_health_check=_SLOW, print_blob=True)
 settings.load_profile("dev")
 
 pytest_plugins = ["softmax_harness.pytest_plugin"]

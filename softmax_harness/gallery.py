@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 
+from . import profiles  # noqa: F401  (the child process needs the same ci profile)
 from .properties import Subject, check
 from .strategies import batches, build_batch, lengths
 

@@ -24,10 +24,39 @@ def pytest_addoption(parser):
                     help="write every test's outcome and duration, and the error tally, as JSON")
 
 
+class _Recorder:
+    """Collects every test's outcome and duration; writes them at the end of the session."""
+
+    def __init__(self, path: str):
+        self.path, self.records, self.started = path, {}, time.time()
+
+    def pytest_runtest_logreport(self, report):
+        record = self.records.setdefault(report.nodeid, {"nodeid": report.nodeid, "outcome": "passed",
+                                                         "duration": 0.0})
+        record["duration"] += report.duration
+        if report.skipped:
+            record["outcome"] = "skipped"
+            if isinstance(report.longrepr, tuple):
+                record["reason"] = report.longrepr[2]
+        elif report.failed:
+            record["outcome"] = "failed" if report.when == "call" else "error"
+            record["message"] = str(report.longrepr)[-4000:]
+
+    def pytest_sessionfinish(self, session):
+        tests = sorted(self.records.values(), key=lambda r: r["nodeid"])
+        summary = {k: sum(1 for t in tests if t["outcome"] == k)
+                   for k in ("passed", "failed", "skipped", "error")}
+        with open(self.path, "w") as handle:
+            json.dump({"started": self.started, "summary": summary, "tests": tests, "tally": TALLY},
+                      handle, indent=1, sort_keys=True)
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with 'no CUDA device')")
     config.addinivalue_line("markers", "bench: a benchmark (run with -m bench)")
-    config._softmax_results = {}  # nodeid -> record
+    path = config.getoption("--results-json")
+    if path:
+        config.pluginmanager.register(_Recorder(path), "softmax-harness-results")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -39,27 +68,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-def pytest_runtest_logreport(report):
-    results = getattr(pytest, "_softmax_results_sink", None)
-    if results is None:
-        return
-    record = results.setdefault(report.nodeid, {"nodeid": report.nodeid, "outcome": "passed",
-                                                "duration": 0.0})
-    record["duration"] += report.duration
-    if report.skipped:
-        record["outcome"] = "skipped"
-        if isinstance(report.longrepr, tuple):
-            record["reason"] = report.longrepr[2]
-    elif report.failed:
-        record["outcome"] = "failed" if report.when == "call" else "error"
-        record["message"] = str(report.longrepr)[-4000:]
-
-
-def pytest_sessionstart(session):
-    pytest._softmax_results_sink = session.config._softmax_results
-    session.config._softmax_started = time.time()
-
-
 def pytest_terminal_summary(terminalreporter, config):
     if TALLY:
         terminalreporter.section("softmax-harness: rows checked and largest errors")
@@ -69,12 +77,3 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"{name:28s} {t['checks']:7d} {t['rows']:10d} "
                                         f"{t['seconds']:8.1f} {t['max_ulps']:10.3g} "
                                         f"{t['max_bound_ratio']:14.3g}")
-    path = config.getoption("--results-json")
-    if not path:
-        return
-    tests = sorted(config._softmax_results.values(), key=lambda r: r["nodeid"])
-    summary = {k: sum(1 for t in tests if t["outcome"] == k)
-               for k in ("passed", "failed", "skipped", "error")}
-    with open(path, "w") as handle:
-        json.dump({"started": config._softmax_started, "summary": summary, "tests": tests,
-                   "tally": TALLY}, handle, indent=1, sort_keys=True)

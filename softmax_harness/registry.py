@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
@@ -75,7 +75,6 @@ class VariantSpec:
     fast_math: bool = False
     catches: str | None = None
     defect: str | None = None
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def known_bad(self) -> bool:

@@ -187,10 +187,6 @@ def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: in
     return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset)
 
 
-def with_offset(recipe: BatchRecipe, offset: int) -> BatchRecipe:
-    return replace(recipe, offset=offset)
-
-
 #: The classic failures of the seed posts' online kernels, pinned as examples.
 CLASSIC = (
     BatchRecipe(n_cols=1),                                                 # SumMax: C = 1

@@ -7,13 +7,14 @@ import functools
 import numpy as np
 
 from . import compiler
+from .reference import array_module
 from .registry import VariantSpec
 
 INT32_MAX = 2**31 - 1
 
 
 def _is_cupy_array(x) -> bool:
-    return type(x).__module__.startswith("cupy")
+    return array_module(x) is not np
 
 
 @functools.cache

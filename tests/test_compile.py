@@ -52,7 +52,3 @@ def test_expanded_source_inlines_the_shared_header_once():
     assert source.count("struct MaxSum {") == 1
     assert "#include" not in source.replace("#include <", "")
 
-
-def test_offline_options_are_cupys():
-    assert "-ftz=true" in compiler.CUPY_IMPLICIT_OPTIONS
-    assert "--device-as-default-execution-space" in compiler.CUPY_IMPLICIT_OPTIONS
