@@ -5,6 +5,18 @@ from __future__ import annotations
 import functools
 
 
+def as_torch(x):
+    """A zero-copy torch view of a CuPy array (bfloat16 through an int16 view: DLPack export
+    of CuPy's bfloat16 is not to be relied on)."""
+    import torch
+
+    if x.dtype.name == "bfloat16":
+        import cupy
+
+        return torch.from_dlpack(x.view(cupy.int16)).view(torch.bfloat16)
+    return torch.from_dlpack(x)
+
+
 def torch_softmax():
     """``fn(x, out)`` running torch.softmax on CuPy arrays (zero-copy through DLPack), or None."""
     try:
@@ -13,7 +25,7 @@ def torch_softmax():
         return None
 
     def run(x, out):  # torch.softmax has no out=: it allocates (from its caching allocator)
-        return torch.softmax(torch.from_dlpack(x), dim=-1)
+        return torch.softmax(as_torch(x), dim=-1)
 
     return run
 
@@ -41,7 +53,6 @@ TRITON_MAX_COLS = 32768
 def triton_softmax():
     """``fn(x, out)``: one Triton program per row holding the whole row (C <= 32768), or None."""
     try:
-        import torch
 
         triton, kernel = _triton_kernel()
     except Exception:
@@ -53,7 +64,7 @@ def triton_softmax():
             raise ValueError(f"the Triton baseline holds whole rows: C <= {TRITON_MAX_COLS}")
         block = triton.next_power_of_2(n_cols)
         warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
-        kernel[(n_rows,)](torch.from_dlpack(x), torch.from_dlpack(out), n_cols, BLOCK=block,
+        kernel[(n_rows,)](as_torch(x), as_torch(out), n_cols, BLOCK=block,
                           num_warps=warps)
         return out
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import functools
 
-#: Row lengths of the sweep; N is chosen so that each input is about ``BYTES`` bytes.
+#: Row lengths and element types of the sweep; N is chosen so that each input is about
+#: ``BYTES`` bytes.
 SWEEP_COLS = (32, 128, 500, 1024, 2048, 4096, 8192, 16384, 32768, 131072, 1048576)
+SWEEP_DTYPES = ("float32", "float16", "bfloat16")
 BYTES = 2**30
 
 _elapsed = [0.0]
@@ -63,12 +65,17 @@ def shape_for(n_cols: int, itemsize: int = 4, total: int = BYTES) -> tuple[int, 
 
 
 @functools.lru_cache(maxsize=1)
-def sweep_input(n_cols: int):
-    """A ~1 GiB float32 input of standard-normal rows, and an output buffer (one size cached)."""
+def sweep_input(n_cols: int, dtype: str = "float32"):
+    """A ~1 GiB input of standard-normal rows in ``dtype``, and an output buffer (one cached)."""
     import cupy
 
-    shape = shape_for(n_cols)
+    from . import dtypes
+
+    fmt = dtypes.of(dtype)
+    shape = shape_for(n_cols, fmt.bits // 8)
     x = cupy.random.default_rng(n_cols).standard_normal(shape, dtype=cupy.float32)
+    if fmt.name != "float32":
+        x = x.astype(fmt.numpy())
     return x, cupy.empty_like(x)
 
 
@@ -91,7 +98,7 @@ def median_seconds(fn, *, warmup: int = 3, repeat: int = 20) -> float:
 
 
 @functools.cache
-def copy_seconds(n_cols: int) -> float:
-    """Median time of a device-to-device copy of the sweep input for ``n_cols`` (the ceiling)."""
-    x, out = sweep_input(n_cols)
+def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
+    """Median time of a device-to-device copy of the sweep input (the ceiling)."""
+    x, out = sweep_input(n_cols, dtype)
     return median_seconds(lambda: out.__setitem__(Ellipsis, x))

@@ -23,6 +23,11 @@ below 2**-126 may become 0, so each element also gets an absolute floor of
 The bound is relative to |y_ref| plus the floor:
 ``|y - y_ref| <= |y_ref| * u * (|x_i - m| * A + E + S * chain) + 2**-125``,
 with a safety factor ``SLACK`` on the whole (the analysis bounds first-order terms).
+
+Half-precision kernels (float16, bfloat16) compute in float32 from inputs that are
+exact in float32, so they carry the float32 bound plus the rounding of the output to
+16 bits: a relative u16 (2**-11, 2**-8) and, for float16, half its smallest subnormal
+spacing (2**-25) as an absolute floor.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from . import dtypes
 
 U = 2.0**-24
 FTZ_FLOOR = 2.0**-125
@@ -46,8 +53,10 @@ def chain_length(n_cols: int, lanes: int) -> int:
     return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
 
 
-def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False, xp=np):
-    """Allowed |y - ref| per element, for an (N, C) input ``x`` and its float64 reference."""
+def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False, xp=np,
+                  dtype="float32"):
+    """Allowed |y - ref| per element, for an (N, C) input ``x`` and its float64 reference,
+    for a kernel whose output is ``dtype``."""
     x64 = xp.asarray(x, dtype=xp.float64)
     n_cols = x64.shape[-1]
     with np.errstate(invalid="ignore"):
@@ -58,12 +67,13 @@ def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: boo
     exp_ulps = FAST_EXP_ULPS if fast_math else EXP_ULPS
     arg_weight = 2.0 if fast_math else 1.0
     rel = U * (gap * arg_weight + exp_ulps + 2.0 + step * chain_length(n_cols, lanes))
-    return SLACK * xp.abs(ref) * rel + FTZ_FLOOR
+    fmt = dtypes.of(dtype)
+    if fmt.bits == 32:
+        return SLACK * xp.abs(ref) * rel + FTZ_FLOOR
+    subnormal_rounding = 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
+    return SLACK * (xp.abs(ref) * (rel + fmt.u) + subnormal_rounding) + FTZ_FLOOR
 
 
-def ulps(y, ref, xp=np):
-    """|y - ref| in float32 ulps of ref (0 where both are equal, inf for a NaN mismatch)."""
-    r = xp.abs(ref).astype(xp.float32)
-    spacing = (xp.nextafter(r, xp.float32(xp.inf)) - r).astype(xp.float64)
-    spacing = xp.maximum(spacing, 2.0**-149)
-    return xp.abs(y.astype(xp.float64) - ref) / spacing
+def ulps(y, ref, xp=np, dtype="float32"):
+    """|y - ref| in ulps of ref in ``dtype`` (0 where both are equal, inf for a NaN mismatch)."""
+    return xp.abs(y.astype(xp.float64) - ref) / dtypes.of(dtype).spacing(ref, xp)

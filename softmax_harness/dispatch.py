@@ -1,31 +1,28 @@
-"""``softmax(x)``: the fastest correct variant for the row length, chosen from a table.
+"""``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the committed benchmark (reports/bench.md): one-pass register
-kernels sized to the row up to C = 32768, the cluster kernel (sm_90) up to 262144,
-then the fastest two-pass kernel. A row length picks the first entry whose limit
-admits it and whose kernel runs on the device.
+kernels sized to the row up to C = 32768, then the split-row kernel (a row over a
+group of co-resident blocks, each element read once) up to 2**21, then (fp32 only)
+the fastest two-pass kernel. A row length picks the first entry whose limit admits
+it and whose kernel runs on the device.
 """
 
 from __future__ import annotations
 
 import functools
 
-#: (largest row length, variant name), in order.
-TABLE = (
-    (32, "onepass_vec4_c32"),
-    (64, "onepass_vec4_c64"),
-    (128, "onepass_vec4_c128"),
-    (256, "onepass_vec4_c256"),
-    (512, "onepass_vec4_c512"),
-    (1024, "onepass_vec4_c1024"),
-    (2048, "onepass_vec4_c2048"),
-    (4096, "onepass_vec4_c4096"),
-    (8192, "onepass_vec4_c8192"),
-    (16384, "onepass_vec4_c16384"),
-    (32768, "onepass_vec4_c32768"),
-    (262144, "onepass_cluster_c262144"),
-    (None, "safe_block_vec4_1024"),
-)
+from . import dtypes
+
+_SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+_HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+
+#: dtype -> ((largest row length or None, variant name), ...), in order.
+TABLE = {
+    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_f32"),
+                (None, "safe_block_vec4_1024")),
+    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_f16")),
+    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_bf16")),
+}
 
 
 @functools.cache
@@ -35,18 +32,24 @@ def _by_name():
     return {v.name: v for v in variants()}
 
 
-def choose(n_cols: int, device_id: int | None = None):
-    """The variant that ``softmax`` runs for rows of ``n_cols`` (on ``device_id``, if given)."""
+def choose(n_cols: int, device_id: int | None = None, dtype="float32"):
+    """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``)."""
+    entries = TABLE[dtypes.of(dtype).name]
     table = _by_name()
-    for limit, name in TABLE:
+    for limit, name in entries:
         v = table[name]
         if (limit is None or n_cols <= limit) and (device_id is None or v.runs_here(device_id)):
             return v
-    raise LookupError(f"no dispatch entry for rows of {n_cols} columns")  # unreachable: last is open
+    raise LookupError(f"no {dtypes.name_of(dtype)} softmax variant for rows of {n_cols} columns "
+                      f"(the longest supported: {entries[-1][0]})")
 
 
 def softmax(x, out=None):
-    """Softmax over the last axis of a CuPy float32 (N, C) array, by the fastest variant for C."""
+    """Softmax over the last axis of a CuPy (N, C) array of float32, float16 or bfloat16, by the
+    fastest variant for C and the element type."""
     n_cols = x.shape[-1] if getattr(x, "ndim", 0) >= 1 else 0
     device = getattr(getattr(x, "device", None), "id", None)
-    return choose(n_cols, device)(x, out=out)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        raise TypeError(f"softmax: expected a cupy.ndarray, got {type(x).__name__}")
+    return choose(n_cols, device, dtype)(x, out=out)

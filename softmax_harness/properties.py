@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import bounds
+from . import bounds, dtypes
 from .reference import reference_softmax
 
 PROPERTIES = (
@@ -32,10 +32,10 @@ PROPERTIES = (
     "rows_independent",    # changing one row leaves every other row's output bitwise unchanged
 )
 
-GUARD = 64                     # elements of guard zone on each side of every buffer
-POISON = np.uint32(0xFFA5A5A5)  # a NaN payload that no softmax arithmetic produces
-INPUT_GUARD = np.float32(3e38)  # over-reads of the input show up as huge logits
-SHIFT = 1024.0                 # exact shift for inputs quantised to multiples of 2**-10
+GUARD = 64  # elements of guard zone on each side of every buffer
+# Per element type (softmax_harness.dtypes): the output poison is a NaN payload that no
+# softmax arithmetic produces; the input guard zones hold a huge logit, so over-reads show;
+# shift invariance uses inputs quantised so that adding the shift is exact.
 
 
 #: Per-kernel totals over every check in this process: checks, rows, seconds,
@@ -73,6 +73,7 @@ class Subject:
     algorithm: str = "safe"
     convention: str = "torch"
     fast_math: bool = False
+    dtype: str = "float32"  # the element type the kernel reads and writes
     repro: str = ""  # how to name this kernel on a command line
 
     @classmethod
@@ -81,7 +82,7 @@ class Subject:
 
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
-                   convention=s.convention, fast_math=s.fast_math, repro=variant.name)
+                   convention=s.convention, fast_math=s.fast_math, dtype=s.dtypes[0], repro=variant.name)
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Report:
 
 
 def _bits(xp, a):
-    return a.view(xp.uint32)
+    return a.view(xp.uint16 if a.dtype.itemsize == 2 else xp.uint32)
 
 
 class _Buffers:
@@ -115,12 +116,14 @@ class _Buffers:
 
     def __init__(self, xp, x_host: np.ndarray, offset: int):
         n = x_host.size
+        fmt = dtypes.of(x_host.dtype)
         self.xp, self.shape, self.offset, self.n = xp, x_host.shape, offset, n
-        src = np.full(2 * GUARD + offset + n, INPUT_GUARD, np.float32)
+        self.poison = fmt.uint(fmt.poison)
+        src = np.full(2 * GUARD + offset + n, fmt.guard, np.float32).astype(x_host.dtype)
         src[GUARD + offset:GUARD + offset + n] = x_host.ravel()
         self.src = xp.asarray(src)
         self.src_bits = _bits(xp, self.src.copy())
-        self.dst = xp.full(2 * GUARD + offset + n, POISON, dtype=xp.uint32).view(xp.float32)
+        self.dst = xp.full(2 * GUARD + offset + n, self.poison, dtype=fmt.uint).view(x_host.dtype)
 
     def view(self, buf):
         start = GUARD + self.offset
@@ -137,7 +140,7 @@ class _Buffers:
     def guards_intact(self):
         xp, bits = self.xp, _bits(self.xp, self.dst)
         start, stop = GUARD + self.offset, GUARD + self.offset + self.n
-        return bool(xp.all(bits[:start] == POISON)) and bool(xp.all(bits[stop:] == POISON))
+        return bool(xp.all(bits[:start] == self.poison)) and bool(xp.all(bits[stop:] == self.poison))
 
 
 def _as64(xp, a):
@@ -186,24 +189,34 @@ def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offset: int) -> st
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
     with tempfile.NamedTemporaryFile(prefix="softmax-input-", suffix=".npy", delete=False) as handle:
-        np.save(handle, x_host)
+        np.save(handle, x_host.astype(np.float32))  # exact; repro casts back to the kernel's type
         path = handle.name
     return f"python -m softmax_harness repro {name} --npy {path} --offset {offset}"
 
 
-def _quantised(x: np.ndarray) -> np.ndarray:
-    """x rounded to multiples of 2**-10 and clipped to +-2**12, so x + SHIFT is exact."""
+def _quantised(x: np.ndarray, fmt) -> np.ndarray:
+    """x rounded to multiples of ``fmt.quantum`` within +-``fmt.clip``, as float32, so that
+    x + ``fmt.shift`` is exact in the format."""
+    x = x.astype(np.float32)
     with np.errstate(invalid="ignore"):
-        q = np.round(np.clip(x, -4096.0, 4096.0) * 1024.0) / 1024.0
+        q = np.round(np.clip(x, -fmt.clip, fmt.clip) / fmt.quantum) * fmt.quantum
     return np.where(np.isfinite(x), q, x).astype(np.float32)
+
+
+def _as_format(x: np.ndarray, fmt) -> np.ndarray:
+    """A host array in the subject's element type (overflow to +-inf is part of the input)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.ascontiguousarray(np.asarray(x).astype(fmt.numpy()))
 
 
 def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
           properties=PROPERTIES) -> Report:
-    """Launch ``subject`` on ``x_host`` (float32, (N, C)) and evaluate ``properties``."""
+    """Launch ``subject`` on ``x_host`` ((N, C), cast to the subject's dtype) and evaluate
+    ``properties``."""
     started = time.perf_counter()
     xp = subject.xp
-    x_host = np.ascontiguousarray(x_host, dtype=np.float32)
+    fmt = dtypes.of(subject.dtype)
+    x_host = _as_format(x_host, fmt)
     n_rows, n_cols = x_host.shape
     report = Report(subject.name, (n_rows, n_cols), offset)
     failures = report.failures
@@ -227,10 +240,11 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
         report.seconds = time.perf_counter() - started
         _tally(report)
         return report
-    x, y = xp.asarray(x_host), first.y  # x: the input as given, whatever the kernel did to its copy
+    # x: the input as given (exactly, in float32), whatever the kernel did to its copy
+    x, y = xp.asarray(x_host.astype(np.float32)), first.y
     ref = reference_softmax(x, subject.convention)
     bound = bounds.element_bound(x, ref, lanes=subject.lanes, algorithm=subject.algorithm,
-                                 fast_math=subject.fast_math, xp=xp)
+                                 fast_math=subject.fast_math, xp=xp, dtype=fmt.name)
     y64 = _as64(xp, y)
     ref_nan = xp.isnan(ref)
     err = xp.abs(y64 - ref)
@@ -238,7 +252,7 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
     ctx = dict(x=x, y=y, ref=ref, bound=bound)
 
     if n_rows and n_cols:
-        written = _bits(xp, y) != POISON
+        written = _bits(xp, y) != first.poison
         where = _first(xp, ~written)
         if where:
             fail("all_written", where, "the output still holds the poison pattern", **ctx)
@@ -263,14 +277,15 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
             fail("matches_reference", where, **ctx)
         if bool(finite.any()):
             ok = finite & written & xp.isfinite(y64)
-            normal = ok & (xp.abs(ref) >= bounds.FLT_TINY)  # ulps below it are FTZ's, not ours
-            report.max_ulps = float(xp.max(xp.where(normal, bounds.ulps(y64, ref, xp), 0.0)))
+            tiny = max(bounds.FLT_TINY, fmt.tiny)  # ulps below it are FTZ's or subnormal rounding
+            normal = ok & (xp.abs(ref) >= tiny)
+            report.max_ulps = float(xp.max(xp.where(normal, bounds.ulps(y64, ref, xp, fmt.name), 0.0)))
             report.max_bound_ratio = float(xp.max(xp.where(ok, err / bound, 0.0)))
 
         live = xp.all(finite, axis=1) & (ref.sum(axis=1) > 0)
         if bool(live.any()):
             total = xp.where(finite, y64, 0.0).sum(axis=1)
-            slack = bound.sum(axis=1) + n_cols * bounds.U
+            slack = bound.sum(axis=1) + n_cols * max(bounds.U, fmt.u)
             row_bad = live & ~(xp.abs(total - 1.0) <= slack)
             out_of_range = live[:, None] & ~((y64 >= 0) & (y64 <= 1))
             where = _first(xp, out_of_range)
@@ -294,52 +309,54 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
                 fail("order_preserved", (r, c), f"x[{r}, {c}] > x[{r}, {int(order[r, k])}] but its "
                      f"output is smaller", **ctx)
 
-        _repeat_checks(subject, x_host, offset, first, fail, properties)
+        _repeat_checks(subject, x_host, offset, first, fail, properties, fmt)
     report.seconds = time.perf_counter() - started
     _tally(report)
     return report
 
 
-def _repeat_checks(subject, x_host, offset, first, fail, properties):
+def _repeat_checks(subject, x_host, offset, first, fail, properties, fmt):
     """The properties that need more launches: determinism, row independence, shift."""
     xp = subject.xp
+    x32 = x_host.astype(np.float32)
     y_bits = _bits(xp, first.y)
     if "deterministic" in properties:
         again = _run(subject, x_host, offset)
         where = _first(xp, _bits(xp, again.y) != y_bits)
         if where:
             fail("deterministic", where, "a second launch on the same input gave other bits",
-                 x=xp.asarray(x_host), y=again.y, ref=_as64(xp, first.y), bound=None)
+                 x=xp.asarray(x32), y=again.y, ref=_as64(xp, first.y), bound=None)
     n_rows = x_host.shape[0]
     if "rows_independent" in properties and n_rows >= 2:
         # Row k becomes its reverse lifted above every other finite value of the batch, so a
         # kernel that leaks anything between rows (a batch-wide max, a shared sum) shows it.
         k = n_rows // 2
-        changed = x_host.copy()
-        finite = x_host[np.isfinite(x_host)]
-        lift = np.float32(min(2.0 * float(np.abs(finite).max()) + 1.0, 1e38)) if finite.size else 1.0
+        changed = x32.copy()
+        finite = x32[np.isfinite(x32)]
+        top = fmt.guard / 3  # far from overflow in the format
+        lift = np.float32(min(2.0 * float(np.abs(finite).max()) + 1.0, top)) if finite.size else 1.0
         with np.errstate(over="ignore"):
             changed[k] = np.where(np.isfinite(changed[k]), changed[k][::-1] / 2 + lift, changed[k])
-        other = _run(subject, changed, offset)
+        other = _run(subject, _as_format(changed, fmt), offset)
         keep = xp.ones(n_rows, dtype=bool)
         keep[k] = False
         where = _first(xp, (_bits(xp, other.y) != y_bits) & keep[:, None])
         if where:
             fail("rows_independent", where, f"changing row {k} changed this row's output",
-                 x=xp.asarray(x_host), y=other.y, ref=_as64(xp, first.y), bound=None)
+                 x=xp.asarray(x32), y=other.y, ref=_as64(xp, first.y), bound=None)
     if "shift_invariant" in properties:
-        base = _quantised(x_host)
+        base = _quantised(x32, fmt)
         with np.errstate(invalid="ignore", over="ignore"):
-            shifted = (base + np.float32(SHIFT)).astype(np.float32)
-        y0 = _as64(xp, _run(subject, base, offset).y)
-        y1 = _as64(xp, _run(subject, shifted, offset).y)
+            shifted = (base + np.float32(fmt.shift)).astype(np.float32)
+        y0 = _as64(xp, _run(subject, _as_format(base, fmt), offset).y)
+        y1 = _as64(xp, _run(subject, _as_format(shifted, fmt), offset).y)
         base_dev = xp.asarray(base)
         b0 = bounds.element_bound(base_dev, reference_softmax(base_dev, subject.convention),
-                                  lanes=subject.lanes,
-                                  algorithm=subject.algorithm, fast_math=subject.fast_math, xp=xp)
+                                  lanes=subject.lanes, algorithm=subject.algorithm,
+                                  fast_math=subject.fast_math, xp=xp, dtype=fmt.name)
         live = ~xp.isnan(y0) | ~xp.isnan(y1)
         where = _first(xp, live & ~(xp.abs(y1 - y0) <= 2 * b0))
         if where:
-            fail("shift_invariant", where, f"softmax(x + {SHIFT:g}) differs from softmax(x) "
+            fail("shift_invariant", where, f"softmax(x + {fmt.shift:g}) differs from softmax(x) "
                  "(x quantised so that the shift is exact; 'expected' is softmax(x))",
                  x=base_dev, y=y1, ref=y0, bound=2 * b0)

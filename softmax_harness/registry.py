@@ -9,12 +9,16 @@ Fields (``key=value``, values may be quoted):
 ``name``        unique identifier of the variant (letters, digits, ``_``)
 ``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
 ``algorithm``   ``safe`` (max, sum, normalise), ``online`` (running max and sum) or ``naive``
-``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row``, ``grid-stride``
-                or ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row)
+``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row``, ``grid-stride``,
+                ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row) or
+                ``split-row`` (a persistent, cooperatively launched grid of ``blocks_per_sm`` blocks per
+                multiprocessor; groups of blocks share a row and meet at a barrier in global memory;
+                the kernel takes a fifth argument, a zeroed workspace of 5 * gridDim.x 32-bit words)
 ``threads``     threads per block: a multiple of 32, at most 1024
 ``lanes``       threads that share one row (``group-per-row`` and ``grid-stride``; others derive it)
-``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` (default 4)
+``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` and ``split-row`` (default 4)
 ``cluster``     blocks per row for ``cluster-per-row`` (the kernel's ``__cluster_dims__``)
+``tile``        elements one block holds (``split-row``: a row takes ceil(C / tile) blocks)
 ``min_sm``      lowest compute capability, as 80, 90, ... (default 0: any)
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
@@ -36,7 +40,7 @@ KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 
 ALGORITHMS = ("naive", "safe", "online")
 GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
-              "cluster-per-row")
+              "cluster-per-row", "split-row")
 CONVENTIONS = ("torch", "masked")
 DTYPES = ("float32", "float16", "bfloat16")
 
@@ -44,7 +48,7 @@ _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {
-    "lanes", "blocks_per_sm", "cluster", "min_sm", "max_cols", "smem_per_col", "dtypes", "convention",
+    "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "dtypes", "convention",
     "fast_math", "catches", "defect",
 }
 
@@ -67,6 +71,7 @@ class VariantSpec:
     line: int
     blocks_per_sm: int = 4
     cluster: int = 1
+    tile: int = 0
     min_sm: int = 0
     max_cols: int | None = None
     smem_per_col: int = 0
@@ -143,7 +148,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     if (geometry == "cluster-per-row") != ("cluster" in fields):
         raise _fail(path, line, "cluster= goes with geometry=cluster-per-row, and only with it")
     derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads,
-               "cluster-per-row": threads * cluster}
+               "cluster-per-row": threads * cluster, "split-row": threads}
     if geometry in derived:
         if "lanes" in fields:
             raise _fail(path, line, f"lanes is implied by geometry={geometry}; leave it out")
@@ -153,6 +158,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         if threads % lanes or lanes & (lanes - 1) and lanes % 32:
             raise _fail(path, line, f"lanes={lanes} must divide threads={threads} "
                         "and be a power of two or a multiple of 32")
+    if (geometry == "split-row") != ("tile" in fields):
+        raise _fail(path, line, "tile= goes with geometry=split-row, and only with it")
     max_cols = fields.get("max_cols", "none")
     dtypes = tuple(fields.get("dtypes", "float32").split(","))
     for dtype in dtypes:
@@ -171,6 +178,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         line=line,
         blocks_per_sm=_int(path, line, "blocks_per_sm", fields.get("blocks_per_sm", "4")),
         cluster=cluster,
+        tile=_int(path, line, "tile", fields.get("tile", "1")) if "tile" in fields else 0,
         min_sm=_int(path, line, "min_sm", fields.get("min_sm", "0"), 0),
         max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),

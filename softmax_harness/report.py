@@ -2,9 +2,9 @@
 
     softmax-harness report [RUN.json] [--out reports/]
 
-Without RUN.json the newest run under ``.benchmarks/`` is used. The table has a row
-per kernel and a column per row length C: GB/s and the percentage of the copy
-bandwidth measured in the same run, the best of our kernels in bold, and
+Without RUN.json the newest run under ``.benchmarks/`` is used. Each element type has
+a table with a row per kernel and a column per row length C: GB/s and the percentage
+of the copy bandwidth measured in the same run, the best of our kernels in bold, and
 ``torch.softmax`` (and Triton, where it ran) beside them.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 
 BASELINES = ("copy", "torch.softmax", "triton")
 DISPATCH = "softmax_harness.softmax"
+DTYPE_ORDER = ("float32", "float16", "bfloat16")
 
 
 def newest_run(root: Path = Path(".benchmarks")) -> Path:
@@ -26,18 +27,20 @@ def newest_run(root: Path = Path(".benchmarks")) -> Path:
 
 
 def load(path: Path) -> dict:
-    """{kernel: {C: extra_info}} and the run's metadata, from a pytest-benchmark JSON file."""
+    """{dtype: {kernel: {C: extra_info}}} and the run's metadata, from a pytest-benchmark JSON file."""
     data = json.loads(Path(path).read_text())
-    table: dict[str, dict[int, dict]] = defaultdict(dict)
+    tables: dict[str, dict[str, dict[int, dict]]] = defaultdict(lambda: defaultdict(dict))
     for bench in data["benchmarks"]:
         info = bench.get("extra_info", {})
         if "kernel" in info:
-            table[info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
+            dtype = info.get("dtype", "float32")
+            tables[dtype][info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
+    order = sorted(tables, key=lambda d: (DTYPE_ORDER + (d,)).index(d))
     commit = dict(data.get("commit_info") or {})
     # gpu-check saves runs as NNNN_<commit>.json (the device's copy of the tree has no .git)
     if commit.get("id") in (None, "", "unknown") and "_" in Path(path).stem:
         commit["id"] = Path(path).stem.split("_", 1)[1]
-    return {"table": dict(table), "machine": data.get("machine_info", {}),
+    return {"tables": {d: dict(tables[d]) for d in order}, "machine": data.get("machine_info", {}),
             "commit": commit, "datetime": data.get("datetime", "")}
 
 
@@ -57,24 +60,27 @@ def _device(run: dict) -> str:
 
 
 def markdown(run: dict, source: str = "") -> str:
-    table = run["table"]
-    cols = sorted({c for row in table.values() for c in row})
-    best = best_of_ours(table)
-    ours = sorted(k for k in table if k not in BASELINES and k != DISPATCH)
-    order = [k for k in (*BASELINES, DISPATCH) if k in table] + ours
-    head = "| kernel | " + " | ".join(f"C={c}" for c in cols) + " |"
     lines = [
-        f"# Softmax bandwidth, fp32, ~1 GiB inputs ({_device(run)}, "
+        f"# Softmax bandwidth, ~1 GiB inputs ({_device(run)}, "
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
         "GB/s counting the input read once and the output written once; in brackets, the",
         "percentage of a device-to-device copy of the same bytes timed in the same run.",
         "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
         f"Source: `{source}`" if source else "",
-        "",
-        head,
-        "|" + "---|" * (len(cols) + 1),
     ]
+    for dtype, table in run["tables"].items():
+        lines += ["", f"## {dtype}", "", *_section(table)]
+    return "\n".join(lines) + "\n"
+
+
+def _section(table: dict) -> list[str]:
+    cols = sorted({c for row in table.values() for c in row})
+    best = best_of_ours(table)
+    ours = sorted(k for k in table if k not in BASELINES and k != DISPATCH)
+    order = [k for k in (*BASELINES, DISPATCH) if k in table] + ours
+    head = "| kernel | " + " | ".join(f"C={c}" for c in cols) + " |"
+    lines = [head, "|" + "---|" * (len(cols) + 1)]
     for kernel in order:
         cells = []
         for c in cols:
@@ -105,7 +111,7 @@ def markdown(run: dict, source: str = "") -> str:
                   for base in (torch, triton)]
             lines.append(f"| {c} | {info.get('dispatched', '?')} | {info['gbps']:.0f} | "
                          f"{100 * info['fraction_of_copy']:.0f}% | {vs[0]} | {vs[1]} |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def plot(run: dict, path: Path) -> None:
@@ -114,8 +120,16 @@ def plot(run: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    table = run["table"]
-    fig, ax = plt.subplots(figsize=(10, 6))
+    tables = run["tables"]
+    fig, axes = plt.subplots(len(tables), 1, figsize=(10, 5 * len(tables)), squeeze=False)
+    for ax, (dtype, table) in zip(axes[:, 0], tables.items(), strict=True):
+        _panel(ax, table, f"{dtype} softmax on {_device(run)} (grey: every variant)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _panel(ax, table: dict, title: str) -> None:
     for kernel, row in sorted(table.items()):
         if kernel in BASELINES:
             continue
@@ -135,12 +149,9 @@ def plot(run: dict, path: Path) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xlabel("row length C (N chosen for ~1 GiB inputs)")
     ax.set_ylabel("GB/s (input read once + output written once)")
-    ax.set_title(f"fp32 softmax on {_device(run)} (grey: every variant)")
+    ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _run(args) -> int:

@@ -11,6 +11,9 @@ import re
 import subprocess
 import sys
 
+import numpy as np
+
+from . import dtypes
 from .strategies import CLASSIC, BatchRecipe, RowRecipe, build_batch
 
 TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
@@ -30,14 +33,16 @@ def probe(names: list[str]) -> None:
 
     for name in names:
         v = softmax_harness.variant(name)
+        dtype = dtypes.of(v.dtypes[0]).numpy()
         for recipe in PROBES:
-            if not v.supports(recipe.n_cols):
+            if not v.supports(recipe.n_cols, dtype):
                 continue
-            host = build_batch(recipe)
-            base = cupy.empty(host.size + recipe.offset, cupy.float32)
+            with np.errstate(over="ignore", invalid="ignore"):
+                host = build_batch(recipe).astype(dtype)
+            base = cupy.empty(host.size + recipe.offset, dtype)
             x = base[recipe.offset:].reshape(host.shape)
             x.set(host)
-            out = cupy.empty(host.size + recipe.offset, cupy.float32)[recipe.offset:].reshape(host.shape)
+            out = cupy.empty(host.size + recipe.offset, dtype)[recipe.offset:].reshape(host.shape)
             v(x, out=out)
         cupy.cuda.Device().synchronize()
         print(f"probed {name}", flush=True)
@@ -46,7 +51,7 @@ def probe(names: list[str]) -> None:
 _SUMMARY = re.compile(r"(?:ERROR|RACECHECK) SUMMARY: (\d+)")
 
 
-def sanitize(tool: str, names: list[str], timeout: float = 900) -> dict:
+def sanitize(tool: str, names: list[str], timeout: float = 300) -> dict:
     """Run ``tool`` over a probe of ``names``; ``{"tool", "variants", "errors", "ok", "output"}``."""
     cmd = ["compute-sanitizer", f"--tool={tool}", "--print-limit=20",
            sys.executable, "-m", "softmax_harness.sanitize", *names]

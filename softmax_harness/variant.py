@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from . import compiler
+from . import compiler, dtypes
 from .reference import array_module
 from .registry import VariantSpec
 
@@ -49,7 +49,7 @@ class Variant:
 
     def supports(self, n_cols: int, dtype="float32") -> bool:
         """Whether rows of ``n_cols`` elements of ``dtype`` are within this variant's limits."""
-        return np.dtype(dtype).name in self.dtypes and (self.max_cols is None or n_cols <= self.max_cols)
+        return dtypes.name_of(dtype) in self.dtypes and (self.max_cols is None or n_cols <= self.max_cols)
 
     def runs_here(self, device_id: int = 0) -> bool:
         """Whether the device is new enough (``min_sm``)."""
@@ -105,6 +105,8 @@ class Variant:
         spec = self.spec
         if spec.geometry == "cluster-per-row":
             return (n_rows * spec.cluster,), (spec.threads,), 0
+        if spec.geometry == "split-row":
+            return (spec.blocks_per_sm * multiprocessor_count(device_id),), (spec.threads,), 0
         grid = -(-n_rows // spec.rows_per_block)
         if spec.geometry == "grid-stride":
             grid = min(grid, spec.blocks_per_sm * multiprocessor_count(device_id))
@@ -125,7 +127,28 @@ class Variant:
                               f"or newer (this device: {compute_capability(x.device.id) / 10:.1f})")
         function = self.compile()
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
+        args = (x, out, np.int32(n_rows), np.int32(n_cols))
+        if self.spec.geometry == "split-row":
+            self._launch_split(function, grid, block, args)
+            return out
         if smem > 48 * 1024:
             function.max_dynamic_shared_size_bytes = smem
-        function(grid, block, (x, out, np.int32(n_rows), np.int32(n_cols)), shared_mem=smem)
+        function(grid, block, args, shared_mem=smem)
         return out
+
+    def _launch_split(self, function, grid, block, args):
+        """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace.
+        The grid is ``blocks_per_sm`` per multiprocessor, or fewer if fewer fit (the occupancy
+        API decides: a profiler or sanitizer may take registers)."""
+        import cupy
+
+        kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
+        per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], 0)
+        blocks = min(grid[0], per_sm * multiprocessor_count(args[0].device.id))
+        n_cols, per_block = int(args[3]), self.spec.tile
+        parts = -(-n_cols // per_block)
+        if parts > blocks:
+            raise self._error(ValueError, f"rows of {n_cols} columns need {parts} resident blocks "
+                              f"of {per_block} elements; this device holds {blocks}")
+        workspace = cupy.zeros(5 * blocks, dtype=cupy.uint32)
+        kernel((blocks,), block, (*args, workspace), shared_mem=0, enable_cooperative_groups=True)

@@ -141,3 +141,22 @@ DEFECTS = {
     "modified_input": Defect(modified_input, "input_unchanged"),
     "batch_max": Defect(batch_max, "rows_independent"),
 }
+
+
+def half_correct(x, out):
+    """A half-precision kernel done right: float32 arithmetic, one rounding to the output type."""
+    y = np.empty(x.shape, np.float32)
+    _safe(x.astype(np.float32), y)
+    out[...] = y.astype(out.dtype)
+
+
+def half_arithmetic(x, out):
+    """Defect: exponentials and sum computed in float16 (the sum of a long row loses digits)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        h = x.astype(np.float16)
+        m = h.max(axis=1, keepdims=True)
+        e = np.exp(h - m)
+        s = np.zeros((h.shape[0], 1), np.float16)
+        for j in range(h.shape[1]):  # a sequential float16 accumulator
+            s += e[:, j:j + 1]
+        out[...] = (e / s).astype(out.dtype)

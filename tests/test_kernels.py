@@ -56,13 +56,14 @@ def test_lengths_around_the_variant_edges(variant):
         holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @given(recipe=batches(lengths(long_rows=True)))
 @example(recipe=CLASSIC[2])
-def test_dispatched_softmax_holds_every_property(recipe):
+def test_dispatched_softmax_holds_every_property(dtype, recipe):
     """softmax_harness.softmax, judged with the bound of the variant it dispatches to."""
     import cupy
 
-    chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id)
+    chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id, dtype)
     subject = Subject.of(chosen)
     subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name
     report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe)

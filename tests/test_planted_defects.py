@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 
 import standins
 from softmax_harness.properties import PROPERTIES, Subject, check
-from softmax_harness.strategies import CLASSIC, batches, build_batch, lengths
+from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
 
 CPU = dict(lens=lengths(limit=300), max_elements=2**14)
 CI = settings(settings.get_profile("ci"), database=None, suppress_health_check=list(HealthCheck))
@@ -65,3 +65,17 @@ def test_failure_message_names_row_column_values_and_reproduction():
 def test_properties_need_no_pytest():
     report = check(Subject("correct", standins.correct), build_batch(CLASSIC[2]))
     assert report.ok and 0 < report.max_bound_ratio < 1 and report.max_ulps >= 0
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_a_correct_half_precision_kernel_passes_every_property(dtype):
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    holds(Subject(f"half_correct[{dtype}]", standins.half_correct, dtype=dtype))()
+
+
+def test_float16_arithmetic_is_caught_by_the_half_precision_bound():
+    subject = Subject("half_arithmetic", standins.half_arithmetic, dtype="float16")
+    x = build_batch(BatchRecipe(n_cols=2000, rows=(RowRecipe(values="randn", seed=3),), n_rows=4))
+    report = check(subject, x, properties=("matches_reference",))
+    assert "matches_reference" in report.failures

@@ -8,15 +8,19 @@ from softmax_harness import report
 
 
 def fake_run(tmp_path):
-    def bench(kernel, c, seconds, copy_seconds):
+    def bench(kernel, c, seconds, copy_seconds, dtype=None):
         moved = 2 * 2**30
-        return {"group": f"C={c}", "name": f"{kernel}-{c}", "stats": {"median": seconds},
-                "extra_info": {"kernel": kernel, "C": c, "N": 2**28 // c, "bytes": moved,
-                               "gbps": moved / seconds / 1e9, "fraction_of_copy": copy_seconds / seconds}}
+        info = {"kernel": kernel, "C": c, "N": 2**28 // c, "bytes": moved,
+                "gbps": moved / seconds / 1e9, "fraction_of_copy": copy_seconds / seconds}
+        if dtype:  # runs before half precision recorded no dtype: they are float32
+            info["dtype"] = dtype
+        return {"group": f"C={c}", "name": f"{kernel}-{c}", "stats": {"median": seconds}, "extra_info": info}
     rows = [bench("copy", 32, 0.5e-3, 0.5e-3), bench("copy", 1024, 0.5e-3, 0.5e-3),
             bench("torch.softmax", 32, 1.0e-3, 0.5e-3), bench("torch.softmax", 1024, 0.52e-3, 0.5e-3),
             bench("fast", 32, 0.55e-3, 0.5e-3), bench("slow", 32, 2e-3, 0.5e-3),
-            bench("slow", 1024, 0.6e-3, 0.5e-3)]
+            bench("slow", 1024, 0.6e-3, 0.5e-3),
+            bench("copy", 32, 0.25e-3, 0.25e-3, "bfloat16"),
+            bench("halfway", 32, 0.5e-3, 0.25e-3, "bfloat16")]
     path = tmp_path / "0001_run.json"
     path.write_text(json.dumps({"benchmarks": rows, "machine_info": {"node": "test"},
                                 "commit_info": {"id": "abcdef1234"}, "datetime": "2026-11-30T00:00:00"}))
@@ -29,6 +33,13 @@ def test_table_marks_the_best_and_compares_with_torch(tmp_path):
     assert "| slow | 1074 (25%) | **3579 (83%)** |" in text
     assert "| 32 | fast | 3905 | 91% | 1.82x |" in text
     assert "| 1024 | slow | 3579 | 83% | 0.87x |" in text
+
+
+def test_each_element_type_has_its_own_table(tmp_path):
+    text = report.markdown(report.load(fake_run(tmp_path)))
+    fp32, bf16 = text.split("## float32")[1].split("## bfloat16")
+    assert "halfway" not in fp32 and "| halfway | **4295 (50%)** |" in bf16
+    assert "| fast |" not in bf16
 
 
 def test_plot_is_written(tmp_path):

@@ -86,9 +86,21 @@ class TestBadInputOnTheGPU:
 def test_dispatch_covers_every_row_length_with_declared_variants():
     from softmax_harness import dispatch
 
-    names = {v.name for v in softmax_harness.variants()}
-    assert all(name in names for _, name in dispatch.TABLE)
-    assert dispatch.TABLE[-1][0] is None, "the last entry must take any row length"
-    for n_cols in (1, 31, 32, 33, 1000, 4097, 32768, 32769, 262144, 262145, 2**20):
-        chosen = dispatch.choose(n_cols)
-        assert chosen.supports(n_cols), (n_cols, chosen.name)
+    names = {v.name: v for v in softmax_harness.variants()}
+    for dtype, table in dispatch.TABLE.items():
+        assert all(name in names and dtype in names[name].dtypes for _, name in table), dtype
+        limits = [limit for limit, _ in table]
+        assert limits[:-1] == sorted(limits[:-1]), f"{dtype}: entries out of order"
+        for n_cols in (1, 31, 32, 33, 1000, 4097, 32768, 32769, 262144, 262145, 2**20, 2**21):
+            chosen = dispatch.choose(n_cols, dtype=dtype)
+            assert chosen.supports(n_cols, dtype), (dtype, n_cols, chosen.name)
+    assert dispatch.TABLE["float32"][-1][0] is None, "fp32 takes any row length"
+
+
+def test_dispatch_names_what_it_cannot_do():
+    from softmax_harness import dispatch
+
+    with pytest.raises(LookupError, match="float16 softmax variant for rows of 3000000 columns"):
+        dispatch.choose(3_000_000, dtype="float16")
+    with pytest.raises(TypeError, match="dtype int32 is not supported"):
+        dispatch.choose(100, dtype="int32")
