@@ -81,6 +81,10 @@ def main(argv=None) -> int:
     parser.add_argument("--log", type=Path, default=None, help="full pytest output (default: beside --out)")
     parser.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per child process")
+    parser.add_argument("--test-timeout", type=float, default=300, help="seconds per test (pytest-timeout)")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="pytest-xdist processes for the variants' tests (0: one process; the "
+                             "per-kernel tally of rows and errors is then not collected)")
     parser.add_argument("--variant", action="append", default=[], help="only these variants")
     parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
     parser.add_argument("--bench", action="store_true",
@@ -106,7 +110,7 @@ def main(argv=None) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     tests, tally = [], {}
     if importlib.util.find_spec("pytest_timeout"):
-        common += ["--timeout=300"]  # a hung test ends its child, whose variants are then rerun alone
+        common += [f"--timeout={args.test_timeout:g}"]  # a hung test fails; its child goes on
     with open(log_path, "w") as log:
         bench = _bench(args, log) if args.bench else {}
         if args.no_tests:
@@ -118,7 +122,10 @@ def main(argv=None) -> int:
         batches = [("variants", names), ("gallery", bad + ["__none__"])]
         for label, group in batches:
             print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
-            got, t, _ = run_pytest(label, [*common, *(f"--variant={n}" for n in group)], args.timeout, log)
+            spread = ["-n", str(args.workers)] if args.workers and label == "variants" and \
+                importlib.util.find_spec("xdist") else []
+            got, t, _ = run_pytest(label, [*common, *spread, *(f"--variant={n}" for n in group)], args.timeout,
+                                   log)
             if any(r["nodeid"].endswith("::run") for r in got):  # crashed or hung: isolate each
                 got, t = [], {}
                 for name in group:
