@@ -1,10 +1,10 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the committed benchmark (reports/bench.md): one-pass register
-kernels sized to the row up to C = 32768, then the split-row kernel (a row over a
-group of co-resident blocks, each element read once) up to 2**21, then (fp32 only)
-the fastest two-pass kernel. A row length picks the first entry whose limit admits
-it and whose kernel runs on the device.
+kernels sized to the row up to C = 32768, the cluster kernel (sm_90) up to 262144,
+then the fastest two-pass kernel. A row length picks the first entry whose limit
+admits it and whose kernel runs on the device. Element types without entries (the
+half-precision kernels wait in staging/ for their GPU verification) raise LookupError.
 """
 
 from __future__ import annotations
@@ -14,14 +14,11 @@ import functools
 from . import dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-_HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_f32"),
+    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (262144, "onepass_cluster_c262144"),
                 (None, "safe_block_vec4_1024")),
-    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_f16")),
-    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_bf16")),
 }
 
 
@@ -34,14 +31,14 @@ def _by_name():
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32"):
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``)."""
-    entries = TABLE[dtypes.of(dtype).name]
+    entries = TABLE.get(dtypes.of(dtype).name, ())
     table = _by_name()
     for limit, name in entries:
         v = table[name]
         if (limit is None or n_cols <= limit) and (device_id is None or v.runs_here(device_id)):
             return v
-    raise LookupError(f"no {dtypes.name_of(dtype)} softmax variant for rows of {n_cols} columns "
-                      f"(the longest supported: {entries[-1][0]})")
+    longest = f"the longest supported: {entries[-1][0]}" if entries else "none for this element type yet"
+    raise LookupError(f"no {dtypes.name_of(dtype)} softmax variant for rows of {n_cols} columns ({longest})")
 
 
 def softmax(x, out=None):

@@ -124,8 +124,8 @@ def main(argv=None) -> int:
             print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
             spread = ["-n", str(args.workers)] if args.workers and label == "variants" and \
                 importlib.util.find_spec("xdist") else []
-            got, t, _ = run_pytest(label, [*common, *spread, *(f"--variant={n}" for n in group)], args.timeout,
-                                   log)
+            chosen_args = [*common, *spread, *(f"--variant={n}" for n in group)]
+            got, t, _ = run_pytest(label, chosen_args, args.timeout, log)
             if any(r["nodeid"].endswith("::run") for r in got):  # crashed or hung: isolate each
                 got, t = [], {}
                 for name in group:

@@ -29,7 +29,7 @@ SLOW = {"thread-per-row": 4096}  # beyond this, one thread per row has too few r
 def _kernels():
     for v in softmax_harness.variants():  # a kernel sized for far longer rows says little here
         yield v.name, v, lambda c, d, v=v: v.supports(c, d) and (v.max_cols is None or v.max_cols <= 16 * c)
-    yield "softmax_harness.softmax", softmax_harness.softmax, lambda c, d: True
+    yield "softmax_harness.softmax", softmax_harness.softmax, lambda c, d: d in softmax_harness.dispatch.TABLE
     yield "torch.softmax", baselines.torch_softmax(), lambda c, d: True
     yield "triton", baselines.triton_softmax(), lambda c, d: c <= baselines.TRITON_MAX_COLS and d == "float32"
 

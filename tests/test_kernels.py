@@ -63,6 +63,8 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
     """softmax_harness.softmax, judged with the bound of the variant it dispatches to."""
     import cupy
 
+    if dtype not in softmax_harness.dispatch.TABLE:
+        pytest.skip(f"no {dtype} dispatch entries yet")
     chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id, dtype)
     subject = Subject.of(chosen)
     subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name

@@ -87,8 +87,8 @@ class TestBadInputOnTheGPU:
         out = cupy.full_like(x, 7.0)
         assert variant(x, out=out) is out
         rtol = 1e-5 if x.dtype == cupy.float32 else 2e-2
-        np.testing.assert_allclose(out.astype(cupy.float32).get(), reference_softmax(x.astype(cupy.float32).get()),
-                                   rtol=rtol)
+        expected = reference_softmax(x.astype(cupy.float32).get())
+        np.testing.assert_allclose(out.astype(cupy.float32).get(), expected, rtol=rtol)
 
 
 def test_dispatch_covers_every_row_length_with_declared_variants():
@@ -110,5 +110,7 @@ def test_dispatch_names_what_it_cannot_do():
 
     with pytest.raises(LookupError, match="float16 softmax variant for rows of 3000000 columns"):
         dispatch.choose(3_000_000, dtype="float16")
+    with pytest.raises(LookupError, match="rows of 100 columns"):
+        dispatch.choose(100, dtype="bfloat16")
     with pytest.raises(TypeError, match="dtype int32 is not supported"):
         dispatch.choose(100, dtype="int32")

@@ -1,0 +1,40 @@
+// One-pass softmax from registers with 16-byte accesses, sized to the row: the
+// fp32 fast family behind softmax_harness.softmax(). Each thread loads its whole
+// share of the row (E floats, as E / 4 float4 chunks; chunk k of lane l holds
+// elements 4 * (k * LANES + l) .. + 3) before using any of it, so many loads are in
+// flight; rows are read once and written once (sh::RowTile, sh::onepass_*).
+//
+// Arithmetic: one exponential per element, on the special-function unit (ex2, so
+// the variants declare fast_math=true and are held to the wider bound). A thread folds
+// its share as e_i = exp(x_i - m_t) (m_t: its own maximum) and d_t = sum e_i, the
+// (m_t, d_t) states are merged (NaN-safe, see softmax.cuh), and y_i = e_i * exp(m_t - m) / d.
+// Rows that are not 16-byte aligned (C % 4 != 0, or a misaligned base) take the
+// same path with scalar loads and stores.
+//
+// Short rows: a group of LANES threads per row, several rows per block.
+// @variant name=onepass_vec4_c32 kernel=onepass_vec4_c32 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=32 fast_math=true
+// @variant name=onepass_vec4_c64 kernel=onepass_vec4_c64 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=64 fast_math=true
+// @variant name=onepass_vec4_c128 kernel=onepass_vec4_c128 algorithm=online geometry=warp-per-row threads=128 max_cols=128 fast_math=true
+// @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256 fast_math=true
+// @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true
+// @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true
+// Longer rows: a block per row.
+// @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
+// @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true
+// @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true
+// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 fast_math=true
+// @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true
+#include "softmax.cuh"
+
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c32, float, 8, 4)
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c64, float, 16, 4)
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c128, float, 32, 4)
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c256, float, 32, 8)
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c512, float, 32, 16)
+SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c1024, float, 32, 32)
+
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c2048, float, 256, 8)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c4096, float, 512, 8)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c8192, float, 512, 16)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c16384, float, 512, 32)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c32768, float, 1024, 32)
