@@ -1,7 +1,9 @@
 """The GPU runner: the whole GPU suite, one child process per kernel, into ``reports/gpu.json``.
 
-Each correct variant's tests run in a pytest child of their own, so a kernel that
-crashes the CUDA context or hangs fails alone (with a timeout) and the run goes on.
+The correct variants' tests run in one pytest child (``--workers N`` spreads them over
+pytest-xdist processes); each hunt of the known-bad gallery runs in a child of its own.
+A test that crashes its process or hangs (a per-test timeout ends the process) is
+recorded as an error that names it, and the run resumes without the tests already done.
 The report records the sha256 of every file under ``kernels/``, the device and
 its software versions, the time, and every test's outcome and duration.
 
@@ -22,6 +24,7 @@ import time
 from pathlib import Path
 
 from . import gpu
+from .pytest_plugin import journal_path, merge_tally, read_journal
 from .registry import KERNELS_DIR
 
 ROOT = KERNELS_DIR.parent
@@ -46,11 +49,12 @@ def _driver_version() -> str:
         return f"unknown ({exc.__class__.__name__})"
 
 
-def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict, str]:
-    """Run pytest in a child; return its test records (or one error record), tally and output."""
+def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict, str, list[str]]:
+    """Run pytest in a child; return its test records, tally, output, and the node ids that
+    ended or were running if the child was killed or crashed (empty when it finished)."""
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results.json"
-        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE",
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--durations=15",
                f"--results-json={results}", *args]
         started = time.time()
         try:
@@ -60,7 +64,8 @@ def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[d
             output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
                 else (exc.stdout or "")
             code = None
-        log.write(f"===== {label}: {' '.join(args)}\n{output}\n")
+        shown = [a for a in args if not a.startswith("--deselect=")]
+        log.write(f"===== {label}: {' '.join(shown)}\n{output}\n")
         log.flush()
         elapsed = time.time() - started
         if results.is_file() and code is not None:
@@ -69,10 +74,35 @@ def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[d
             if code not in (0, 1, 5):  # pytest itself broke (internal error, usage error)
                 tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
                               "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
-            return tests, data.get("tally", {}), output
+            return tests, data.get("tally", {}), output, []
         why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
-        return [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
-                 "message": f"the test process {why} (a crash or a hang):\n{output[-3000:]}"}], {}, output
+        ended, running = read_journal(journal_path(results))
+        lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed,
+                 "message": f"the test process {why} while this test was running (a crash or a "
+                            f"hung kernel):\n{output[-3000:]}"} for nodeid in running]
+        if not ended and not lost:
+            lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
+                     "message": f"the test process {why} before any test ran:\n{output[-3000:]}"}]
+        return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
+
+
+def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5):
+    """:func:`run_pytest`, resumed without the tests already done whenever the child is killed or
+    crashes (the test that was running is recorded as an error), at most ``attempts`` times."""
+    tests, tally, _, done = run_pytest(label, args, timeout, log)
+    for attempt in range(1, attempts + 1):
+        if not done or any(t["nodeid"].endswith("::run") for t in tests):
+            break
+        print(f"gpu-check: {label}: the child stopped after {len(done)} tests; resuming without them",
+              flush=True)
+        more, more_tally, _, newly = run_pytest(f"{label} (resumed {attempt})",
+                                                [*args, *(f"--deselect={n}" for n in done)], timeout, log)
+        tests += more
+        merge_tally(tally, more_tally)
+        if newly and not set(newly) - set(done):  # no progress
+            break
+        done = [*done, *newly] if newly else []
+    return tests, tally
 
 
 def main(argv=None) -> int:
@@ -83,8 +113,7 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds per child process")
     parser.add_argument("--test-timeout", type=float, default=300, help="seconds per test (pytest-timeout)")
     parser.add_argument("--workers", type=int, default=0,
-                        help="pytest-xdist processes for the variants' tests (0: one process; the "
-                             "per-kernel tally of rows and errors is then not collected)")
+                        help="pytest-xdist processes for the variants' tests (default 0: one process)")
     parser.add_argument("--variant", action="append", default=[], help="only these variants")
     parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
     parser.add_argument("--bench", action="store_true",
@@ -110,7 +139,9 @@ def main(argv=None) -> int:
     log_path.parent.mkdir(parents=True, exist_ok=True)
     tests, tally = [], {}
     if importlib.util.find_spec("pytest_timeout"):
-        common += [f"--timeout={args.test_timeout:g}"]  # a hung test fails; its child goes on
+        # A hung kernel blocks inside CUDA, where no signal reaches Python: the thread method
+        # ends the process (under pytest-xdist, the worker), and the run resumes without it.
+        common += [f"--timeout={args.test_timeout:g}", "--timeout-method=thread"]
     with open(log_path, "w") as log:
         bench = _bench(args, log) if args.bench else {}
         if args.no_tests:
@@ -124,15 +155,8 @@ def main(argv=None) -> int:
             print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
             spread = ["-n", str(args.workers)] if args.workers and label == "variants" and \
                 importlib.util.find_spec("xdist") else []
-            chosen_args = [*common, *spread, *(f"--variant={n}" for n in group)]
-            got, t, _ = run_pytest(label, chosen_args, args.timeout, log)
-            if any(r["nodeid"].endswith("::run") for r in got):  # crashed or hung: isolate each
-                got, t = [], {}
-                for name in group:
-                    print(f"gpu-check: {label}: rerunning {name} alone", flush=True)
-                    mine, theirs, _ = run_pytest(name, [*common, f"--variant={name}"], args.timeout, log)
-                    got += mine
-                    t.update(theirs)
+            got, t = run_resuming(label, [*common, *spread, *(f"--variant={n}" for n in group)],
+                                  args.timeout, log)
             tests += got
             tally.update(t)
             print(f"gpu-check: {label}: " + ", ".join(

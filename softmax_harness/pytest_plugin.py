@@ -2,13 +2,16 @@
 
 ``--results-json PATH`` writes every test's node id, outcome and duration, the
 summary counts, and the per-kernel tally of :mod:`softmax_harness.properties`
-(rows checked, time, largest error in ulps and relative to the bound).
+(rows checked, time, largest error in ulps and relative to the bound), also under
+pytest-xdist; ``PATH.journal`` records each test as it starts and ends, so that a
+killed run still tells what finished and what was running.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -24,11 +27,58 @@ def pytest_addoption(parser):
                     help="write every test's outcome and duration, and the error tally, as JSON")
 
 
+def journal_path(path) -> str:
+    """Where a results file's journal lives: one JSON line per test started and per test ended,
+    written as the run goes, so a run that is killed (a crash, a hung kernel) leaves a record."""
+    return f"{path}.journal"
+
+
+def merge_tally(into: dict, more: dict) -> dict:
+    """Add one process's per-kernel tally to another's (pytest-xdist workers keep their own)."""
+    for name, t in more.items():
+        mine = into.setdefault(name, {"checks": 0, "rows": 0, "seconds": 0.0, "max_ulps": 0.0,
+                                      "max_bound_ratio": 0.0, "failed_checks": 0})
+        for key in ("checks", "rows", "seconds", "failed_checks"):
+            mine[key] += t[key]
+        for key in ("max_ulps", "max_bound_ratio"):
+            mine[key] = max(mine[key], t[key])
+    return into
+
+
+def read_journal(path) -> tuple[list[dict], list[str]]:
+    """(records of the tests that ended, node ids of tests that started and never ended)."""
+    ended: dict[str, dict] = {}
+    running: dict[str, None] = {}
+    try:
+        lines = Path(path).read_text().splitlines()
+    except FileNotFoundError:
+        return [], []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:  # the last line of a killed run may be cut short
+            continue
+        if "running" in event:
+            running[event["running"]] = None
+        elif "ended" in event:
+            ended[event["ended"]["nodeid"]] = event["ended"]
+            running.pop(event["ended"]["nodeid"], None)
+    return list(ended.values()), list(running)
+
+
 class _Recorder:
-    """Collects every test's outcome and duration; writes them at the end of the session."""
+    """Collects every test's outcome and duration into a journal as the run goes, and writes
+    them with the summary and the error tally at the end of the session."""
 
     def __init__(self, path: str):
-        self.path, self.records, self.started = path, {}, time.time()
+        self.path, self.records, self.started, self.tally = path, {}, time.time(), {}
+        self.journal = open(journal_path(path), "w", buffering=1)  # noqa: SIM115 (line-buffered, kept open)
+
+    def _log(self, event: dict) -> None:
+        self.journal.write(json.dumps(event) + "\n")
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        self._log({"running": nodeid})
 
     def pytest_runtest_logreport(self, report):
         record = self.records.setdefault(report.nodeid, {"nodeid": report.nodeid, "outcome": "passed",
@@ -41,22 +91,36 @@ class _Recorder:
         elif report.failed:
             record["outcome"] = "failed" if report.when == "call" else "error"
             record["message"] = str(report.longrepr)[-4000:]
+        if report.when == "teardown" or (report.failed and report.when == "???"):  # xdist: a crash
+            self._log({"ended": record})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):  # pytest-xdist: a worker's tally comes home
+        merge_tally(self.tally, getattr(node, "workeroutput", {}).get("softmax_harness_tally", {}))
 
     def pytest_sessionfinish(self, session):
         tests = sorted(self.records.values(), key=lambda r: r["nodeid"])
         summary = {k: sum(1 for t in tests if t["outcome"] == k)
                    for k in ("passed", "failed", "skipped", "error")}
+        tally = merge_tally(dict(self.tally), TALLY)
         with open(self.path, "w") as handle:
-            json.dump({"started": self.started, "summary": summary, "tests": tests, "tally": TALLY},
+            json.dump({"started": self.started, "summary": summary, "tests": tests, "tally": tally},
                       handle, indent=1, sort_keys=True)
+        self.journal.close()
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with 'no CUDA device')")
     config.addinivalue_line("markers", "bench: a benchmark (run with -m bench)")
     path = config.getoption("--results-json")
-    if path:
+    if path and not hasattr(config, "workerinput"):  # pytest-xdist workers report to the controller
         config.pluginmanager.register(_Recorder(path), "softmax-harness-results")
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: hand the tally to the controller
+        workeroutput["softmax_harness_tally"] = TALLY
 
 
 def pytest_collection_modifyitems(config, items):

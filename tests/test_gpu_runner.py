@@ -1,0 +1,58 @@
+"""The GPU runner's bookkeeping, without a GPU: a child that hangs or crashes is named, the
+tests that finished before it are kept, and the run resumes without them."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from softmax_harness.gpu_check import run_resuming
+from softmax_harness.pytest_plugin import journal_path, merge_tally, read_journal
+
+HANGS = """
+import time
+
+def test_first():
+    pass
+
+def test_hangs():
+    time.sleep(120)  # a kernel that never returns, as far as the process can tell
+
+def test_after():
+    pass
+"""
+
+
+def test_a_hung_test_is_named_and_the_rest_still_runs(tmp_path):
+    path = tmp_path / "test_child.py"
+    path.write_text(HANGS)
+    log = io.StringIO()
+    tests, _ = run_resuming("child", [str(path), "-p", "softmax_harness.pytest_plugin"], timeout=20, log=log)
+    outcome = {t["nodeid"].split("::")[-1]: t["outcome"] for t in tests}
+    assert outcome == {"test_first": "passed", "test_hangs": "error", "test_after": "passed"}, tests
+    hung = next(t for t in tests if t["nodeid"].endswith("test_hangs"))
+    assert "timed out" in hung["message"] and "while this test was running" in hung["message"]
+    assert "resumed 1" in log.getvalue()
+
+
+def test_the_journal_survives_a_cut_last_line(tmp_path):
+    journal = tmp_path / "results.json.journal"
+    journal.write_text("\n".join([
+        json.dumps({"running": "t::a"}),
+        json.dumps({"ended": {"nodeid": "t::a", "outcome": "passed", "duration": 0.1}}),
+        json.dumps({"running": "t::b"}),
+        '{"ended": {"nodeid": "t::b", "outc',
+    ]))
+    ended, running = read_journal(journal)
+    assert [r["nodeid"] for r in ended] == ["t::a"] and running == ["t::b"]
+    assert journal_path("x/results.json") == "x/results.json.journal"
+
+
+def test_tallies_of_workers_add_up():
+    one = {"k": {"checks": 2, "rows": 10, "seconds": 1.0, "max_ulps": 3.0, "max_bound_ratio": 0.2,
+                 "failed_checks": 0}}
+    two = {"k": {"checks": 1, "rows": 5, "seconds": 0.5, "max_ulps": 1.0, "max_bound_ratio": 0.7,
+                 "failed_checks": 1}}
+    total = merge_tally(merge_tally({}, one), two)["k"]
+    assert total == {"checks": 3, "rows": 15, "seconds": 1.5, "max_ulps": 3.0, "max_bound_ratio": 0.7,
+                     "failed_checks": 1}
