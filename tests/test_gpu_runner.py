@@ -27,7 +27,7 @@ def test_a_hung_test_is_named_and_the_rest_still_runs(tmp_path):
     path = tmp_path / "test_child.py"
     path.write_text(HANGS)
     log = io.StringIO()
-    tests, _ = run_resuming("child", [str(path), "-p", "softmax_harness.pytest_plugin"], timeout=20, log=log)
+    tests, _ = run_resuming("child", [str(path), "-p", "softmax_harness.pytest_plugin"], timeout=15, log=log)
     outcome = {t["nodeid"].split("::")[-1]: t["outcome"] for t in tests}
     assert outcome == {"test_first": "passed", "test_hangs": "error", "test_after": "passed"}, tests
     hung = next(t for t in tests if t["nodeid"].endswith("test_hangs"))
