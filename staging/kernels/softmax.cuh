@@ -284,9 +284,10 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // one vector access each). Chunk k of lane l covers tile positions W * (k * LANES + l)
 // .. + W - 1, so neighbouring lanes touch neighbouring bytes. Tile position p holds row
 // element p - shift, where shift is how far the row starts into a W-element segment:
-// a misaligned row still moves in whole aligned vectors (a segment that is only partly
-// inside the row is read whole, never written whole, and its outside elements count as
-// -inf). A row that does not fit the tile with its shift goes element by element.
+// a misaligned row still moves in whole aligned vectors, and only the segments at its two
+// ends, which are partly outside the row, go element by element (nothing outside the row
+// is read or written; positions outside it count as -inf). A row that does not fit the
+// tile with its shift goes element by element.
 //
 // float rows keep their values as float; fold() turns them into exp(x - m_t) in place,
 // and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
@@ -320,28 +321,22 @@ struct RowTile {
         else put_bits(i, neg_inf_bits(T{}));
     }
 
+    // Tile position i from element `at` (inside the row) or -inf (outside).
+    __device__ __forceinline__ void load_one(int i, const T* at, bool inside) {
+        if (!inside) mask(i);
+        else if constexpr (WIDE) v[i] = to_float(*at);
+        else put_bits(i, at->bits);
+    }
+
     __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
         const int s = static_cast<int>((reinterpret_cast<size_t>(row) / sizeof(T)) % W);
         shift = s + n <= CAPACITY ? s : -1;
-        if (shift < 0) {  // element by element
-#pragma unroll
-            for (int k = 0; k < CHUNKS; ++k) {
-                const int p = W * (k * LANES + lane);
-#pragma unroll
-                for (int j = 0; j < W; ++j) {
-                    if (p + j >= n) mask(W * k + j);
-                    else if constexpr (WIDE) v[W * k + j] = to_float(row[p + j]);
-                    else put_bits(W * k + j, row[p + j].bits);
-                }
-            }
-            return;
-        }
-        const T* base = row - shift;
-        // All vector loads first; masking afterwards, so that no load waits for another.
+        const int first = shift < 0 ? 0 : shift;  // tile position of element 0
+        const T* base = row - first;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int p = W * (k * LANES + lane);
-            if (p < shift + n && p + W > shift) {
+            if (shift >= 0 && p >= shift && p + W <= shift + n) {  // a whole aligned vector
                 unsigned got[WORDS];
                 load_words<WORDS>(base + p, got);
 #pragma unroll
@@ -353,15 +348,10 @@ struct RowTile {
                         v[W * k + 2 * j + 1] = to_float(T{static_cast<unsigned short>(got[j] >> 16)});
                     }
                 }
-            }
-        }
-        if (shift != 0 || n < CAPACITY) {
-#pragma unroll
-            for (int k = 0; k < CHUNKS; ++k) {
-                const int p = W * (k * LANES + lane);
+            } else {  // the row's ends, rows that do not fit with their shift, and beyond the row
 #pragma unroll
                 for (int j = 0; j < W; ++j)
-                    if (p + j < shift || p + j >= shift + n) mask(W * k + j);
+                    load_one(W * k + j, base + p + j, p + j >= first && p + j < first + n);
             }
         }
     }
