@@ -1,10 +1,12 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the committed benchmark (reports/bench.md): one-pass register
-kernels sized to the row up to C = 32768, the cluster kernel (sm_90) up to 262144,
-then the fastest two-pass kernel. A row length picks the first entry whose limit
-admits it and whose kernel runs on the device. Element types without entries (the
-half-precision kernels wait in staging/ for their GPU verification) raise LookupError.
+kernels sized to the row up to C = 32768, then a two-pass block kernel up to 131072
+(56% of copy at 131072 in run 0005, where the cluster kernel, sized for 262144, gave
+47%), the cluster kernel (sm_90) up to 262144, then the fastest two-pass kernel. A row
+length picks the first entry whose limit admits it and whose kernel runs on the device.
+Element types without entries (the half-precision kernels wait in staging/ for their
+GPU verification) raise LookupError.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (262144, "onepass_cluster_c262144"),
-                (None, "safe_block_vec4_1024")),
+    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (131072, "online_block_vec4"),
+                (262144, "onepass_cluster_c262144"), (None, "safe_block_vec4_1024")),
 }
 
 
