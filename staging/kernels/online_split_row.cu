@@ -15,6 +15,10 @@
 // @variant name=split_row_f32 kernel=split_row_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=8192 max_cols=2097152 fast_math=true
 // @variant name=split_row_f16 kernel=split_row_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12288 max_cols=2097152 dtypes=float16 fast_math=true
 // @variant name=split_row_bf16 kernel=split_row_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12288 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// The same with part of each slice in shared memory (cp.async), so that more rows fit on the chip:
+// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19456 max_cols=2097152 fast_math=true
+// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
 
 namespace {
@@ -29,13 +33,90 @@ __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
     return v;
 }
 
-template <class T, int THREADS, int E>
+template <class T>
+__device__ __forceinline__ T neg_inf_of() {
+    if constexpr (sizeof(T) == 4) return sh::neg_inf();
+    else return T{sh::neg_inf_bits(T{})};
+}
+
+// More of a block's slice, held in shared memory: S elements per thread in 16-byte chunks
+// (chunk k of thread t at elements W * (k * THREADS + t)), copied in with cp.async, so they
+// are in flight beside the register tile's loads without taking registers. Nothing outside
+// the part is read or written; positions past its end hold -inf. exp(x - m) is recomputed
+// when writing (a second exponential for these elements).
+template <class T, int THREADS, int S>
+struct Stash {
+    static constexpr int W = 16 / (int)sizeof(T);
+    static constexpr int CHUNKS = S / W;
+    static_assert(S % W == 0, "whole 16-byte chunks");
+    T* buf;  // THREADS * S elements of shared memory
+    int lane;
+
+    __device__ __forceinline__ void load(const T* __restrict__ part, int n) {
+        const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int p = W * (k * THREADS + lane);
+            if (aligned && p + W <= n) {
+                const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(buf + p));
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(to), "l"(part + p) : "memory");
+            } else {
+#pragma unroll
+                for (int j = 0; j < W; ++j) buf[p + j] = p + j < n ? part[p + j] : neg_inf_of<T>();
+            }
+        }
+        asm volatile("cp.async.commit_group;" : : : "memory");
+    }
+
+    // (max, sum exp(x - max)) of this thread's elements; waits for its copies first.
+    __device__ __forceinline__ sh::MaxSum fold() const {
+        asm volatile("cp.async.wait_all;" : : : "memory");
+        float m = sh::neg_inf();
+#pragma unroll 1  // a chunk at a time: the stash is there to save registers
+        for (int k = 0; k < CHUNKS; ++k)
+#pragma unroll
+            for (int j = 0; j < W; ++j) m = fmaxf(m, sh::to_float(buf[W * (k * THREADS + lane) + j]));
+        const float base = m == sh::neg_inf() ? 0.0f : m;
+        float d = 0.0f;
+#pragma unroll 1
+        for (int k = 0; k < CHUNKS; ++k)
+#pragma unroll
+            for (int j = 0; j < W; ++j) d += sh::ex2((sh::to_float(buf[W * (k * THREADS + lane) + j]) - base) * sh::LOG2E);
+        return {m, d};
+    }
+
+    __device__ __forceinline__ void store(T* __restrict__ part, int n, sh::MaxSum all) const {
+        const float inv = __frcp_rn(all.d);
+        const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
+#pragma unroll 1
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int p = W * (k * THREADS + lane);
+            float y[W];
+#pragma unroll
+            for (int j = 0; j < W; ++j) y[j] = sh::ex2((sh::to_float(buf[p + j]) - all.m) * sh::LOG2E) * inv;
+            if (aligned && p + W <= n) {
+                unsigned words[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) words[j] = sh::pack_word(y + j * (W / 4), T{});
+                sh::store_words<4>(part + p, words);
+            } else {
+#pragma unroll
+                for (int j = 0; j < W; ++j)
+                    if (p + j < n) part[p + j] = sh::from_float<T>(y[j]);
+            }
+        }
+    }
+};
+
+template <class T, int THREADS, int E, int S = 0>
 __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
                                            unsigned* __restrict__ workspace) {
     using Tile = sh::RowTile<T, THREADS, E>;
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
-    const int parts = (n_cols + THREADS * E - 1) / (THREADS * E);
+    constexpr int IN_REGISTERS = THREADS * E;
+    __shared__ __align__(16) T stash_buf[S > 0 ? THREADS * S : 1];
+    const int parts = (n_cols + THREADS * (E + S) - 1) / (THREADS * (E + S));
     const int groups = gridDim.x / parts;
     const int group = blockIdx.x / parts;
     const int rank = blockIdx.x % parts;
@@ -49,10 +130,16 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
 
     unsigned round = 0;
     for (size_t row = group; row < (size_t)n_rows; row += groups, ++round) {
+        const int held = min(count, IN_REGISTERS);  // the rest of the slice goes to the stash
+        const T* in = sh::row_of(x, row, n_cols) + start;
         Tile tile;
-        tile.load(sh::row_of(x, row, n_cols) + start, count, threadIdx.x);
+        tile.load(in, held, threadIdx.x);
+        Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
+        if constexpr (S > 0) stash.load(in + IN_REGISTERS, count - held);
         const sh::MaxSum mine = tile.fold();
-        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+        sh::MaxSum both = mine;
+        if constexpr (S > 0) both = sh::FastMerge()(mine, stash.fold());
+        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), both, scratch);
         // Two rounds of slots: a block can be at most one round ahead of its group.
         sh::MaxSum* slots = states + (round & 1) * gridDim.x + group * parts;
         if (threadIdx.x < 32) {
@@ -72,18 +159,24 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
             if (threadIdx.x == 0) row_state = all;
         }
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
-        tile.store(sh::row_of(y, row, n_cols) + start, count, threadIdx.x, mine, row_state);
+        T* out = sh::row_of(y, row, n_cols) + start;
+        tile.store(out, held, threadIdx.x, mine, row_state);
+        if constexpr (S > 0) stash.store(out + IN_REGISTERS, count - held, row_state);
     }
 }
 
 }  // namespace
 
-#define SPLIT_KERNEL(NAME, T, THREADS, BLOCKS, E)                                                        \
+#define SPLIT_KERNEL(NAME, T, THREADS, BLOCKS, E, S)                                                     \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace) { \
-        split_rows<T, THREADS, E>(x, y, n_rows, n_cols, workspace);                                      \
+        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace);                                   \
     }
 
-SPLIT_KERNEL(split_row_f32, float, 256, 4, 32)
-SPLIT_KERNEL(split_row_f16, sh::half_t, 256, 4, 48)
-SPLIT_KERNEL(split_row_bf16, sh::bf16_t, 256, 4, 48)
+SPLIT_KERNEL(split_row_f32, float, 256, 4, 32, 0)
+SPLIT_KERNEL(split_row_f16, sh::half_t, 256, 4, 48, 0)
+SPLIT_KERNEL(split_row_bf16, sh::bf16_t, 256, 4, 48, 0)
+// 176 bytes of shared memory per thread: 44 KB per block, 4 blocks in 176 of an SM's 228 KB.
+SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
+SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
+SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
