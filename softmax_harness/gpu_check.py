@@ -115,6 +115,11 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=0,
                         help="pytest-xdist processes for the variants' tests (default 0: one process)")
     parser.add_argument("--variant", action="append", default=[], help="only these variants")
+    parser.add_argument("--shard", default=None, metavar="K/N",
+                        help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
+                             "for device calls with a time limit; join the reports with --merge")
+    parser.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
+                        help="join shard reports of one tree into --out (no GPU needed)")
     parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
     parser.add_argument("--bench", action="store_true",
                         help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
@@ -125,6 +130,12 @@ def main(argv=None) -> int:
                         help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
     args = parser.parse_args(argv)
 
+    if args.merge:
+        report = merge_reports([json.loads(path.read_text()) for path in args.merge])
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+        print(f"gpu-check: merged {len(args.merge)} reports: {report['summary']} -> {args.out}")
+        return 0 if report["summary"]["failed"] == report["summary"]["error"] == 0 else 1
     if not gpu.available():
         print("gpu-check: no CUDA device visible (CuPy sees none); nothing was run.", file=sys.stderr)
         return 2
@@ -134,6 +145,9 @@ def main(argv=None) -> int:
     chosen = lambda vs: [v.name for v in vs if not args.variant or v.name in args.variant]  # noqa: E731
     names = chosen(softmax_harness.variants())
     bad = chosen(softmax_harness.known_bad())
+    if args.shard:
+        k, n = (int(part) for part in args.shard.split("/"))
+        names, bad = names[k - 1::n], bad if k == 1 else []
     common = ["tests", "-m", "gpu", f"--hypothesis-profile={args.profile}"]
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,12 +159,12 @@ def main(argv=None) -> int:
     with open(log_path, "w") as log:
         bench = _bench(args, log) if args.bench else {}
         if args.no_tests:
-            sanitizer = _sanitize(names, log) if args.sanitize else {}
+            sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize else {}
             ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
             return 0 if ok else 1
         # All correct variants in one child; the gallery (each hunt in a child of its own)
         # and the remaining GPU tests in another.
-        batches = [("variants", names), ("gallery", bad + ["__none__"])]
+        batches = [("variants", names)] + ([("gallery", bad + ["__none__"])] if not args.shard or bad else [])
         for label, group in batches:
             print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
             spread = ["-n", str(args.workers)] if args.workers and label == "variants" and \
@@ -161,18 +175,15 @@ def main(argv=None) -> int:
             tally.update(t)
             print(f"gpu-check: {label}: " + ", ".join(
                 f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
-        sanitizer = _sanitize(names, log) if args.sanitize else {}
+        sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize else {}
 
-    for result in sanitizer.values():
-        tests.append({"nodeid": f"sanitizer::{result['name']}", "duration": result["seconds"],
-                      "outcome": "passed" if result["ok"] else "failed",
-                      **({} if result["ok"] else {"message": result["output"][-3000:]})})
+    tests += _sanitizer_tests(sanitizer)
 
     gallery = {}
     for name in bad:
         mine = [t for t in tests if f"[{name}]" in t["nodeid"] and "catches_the_defect" in t["nodeid"]]
         gallery[name] = bool(mine) and all(t["outcome"] == "passed" for t in mine)
-    summary = {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
+    summary = _summary(tests)
     report = {
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "seconds": round(time.time() - started, 1),
@@ -185,11 +196,71 @@ def main(argv=None) -> int:
         "sanitizer": {k: {kk: vv for kk, vv in v.items() if kk != "output"} for k, v in sanitizer.items()},
         "tally": tally,
         "tests": sorted(tests, key=lambda t: t["nodeid"]),
+        **({"shard": args.shard} if args.shard else {}),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
     return 0 if summary["failed"] == summary["error"] == 0 and not bench.get("failures") else 1
+
+
+def _summary(tests: list[dict]) -> dict:
+    return {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
+
+
+def _sanitizer_tests(sanitizer: dict) -> list[dict]:
+    """One test record per sanitizer result."""
+    return [{"nodeid": f"sanitizer::{r['name']}", "duration": r["seconds"],
+             "outcome": "passed" if r["ok"] else "failed",
+             **({} if r["ok"] else {"message": r.get("output", "")[-3000:]})} for r in sanitizer.values()]
+
+
+def merge_reports(reports: list[dict]) -> dict:
+    """One report from the shard reports of one tree (same kernels, device and profile)."""
+    first = reports[0]
+    for key in ("kernels_sha256", "hypothesis_profile"):
+        if any(r[key] != first[key] for r in reports):
+            raise ValueError(f"the reports disagree on {key}: they were not made from one tree and setting")
+    if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
+        raise ValueError("the reports were made on different devices")
+    sanitizer: dict[str, dict] = {}
+    for r in reports:
+        for key, result in r["sanitizer"].items():
+            if key not in sanitizer:
+                sanitizer[key] = dict(result)
+                continue
+            mine = sanitizer[key]
+            mine["variants"] = mine["variants"] + result["variants"]
+            mine["errors"] = None if None in (mine["errors"], result["errors"]) else \
+                mine["errors"] + result["errors"]
+            mine["ok"] = mine["ok"] and result["ok"]
+            mine["seconds"] = round(mine["seconds"] + result["seconds"], 1)
+            mine["probed"] = mine.get("probed", 0) + result.get("probed", 0)
+    tests = [t for r in reports for t in r["tests"] if not t["nodeid"].startswith("sanitizer::")]
+    seen: set[str] = set()
+    for t in tests:
+        if t["nodeid"] in seen:
+            raise ValueError(f"{t['nodeid']} is in more than one report")
+        seen.add(t["nodeid"])
+    tests += _sanitizer_tests(sanitizer)
+    caught = {name: ok for r in reports for name, ok in r["gallery"]["caught"].items()}
+    tally: dict = {}
+    for r in reports:
+        merge_tally(tally, r["tally"])
+    return {
+        "generated": max(r["generated"] for r in reports),
+        "seconds": round(sum(r["seconds"] for r in reports), 1),
+        "hypothesis_profile": first["hypothesis_profile"],
+        "environment": first["environment"],
+        "kernels_sha256": first["kernels_sha256"],
+        "summary": _summary(tests),
+        "bench": next((r["bench"] for r in reports if r["bench"]), {}),
+        "gallery": {"caught": caught, "catch_rate": f"{sum(caught.values())}/{len(caught)}"},
+        "sanitizer": sanitizer,
+        "tally": tally,
+        "tests": sorted(tests, key=lambda t: t["nodeid"]),
+        "merged_from": sorted(r.get("shard", "?") for r in reports),
+    }
 
 
 BENCH_STORAGE = ROOT / ".benchmarks"
@@ -212,7 +283,7 @@ def _bench(args, log) -> dict:
     print(f"gpu-check: benchmark sweep ({'compared with ' + previous[-1].name if previous else 'first run'})",
           flush=True)
     started = time.time()
-    got, _, output = run_pytest("bench", cmd, args.timeout, log)
+    got, _, output, _ = run_pytest("bench", cmd, args.timeout, log)
     bad = [t["nodeid"] for t in got if t["outcome"] in ("failed", "error")]
     if "Performance has regressed" in output:
         bad.append(output[output.index("Performance has regressed"):][:3000])
@@ -225,9 +296,9 @@ def _bench(args, log) -> dict:
             "compared_with": previous[-1].name if previous else None}
 
 
-def _sanitize(names: list[str], log) -> dict:
-    """Every tool over every correct variant (zero reports required), and racecheck over the
-    racy gallery kernel (which it must flag)."""
+def _sanitize(names: list[str], log, racy: bool = True) -> dict:
+    """Every tool over every correct variant (zero reports required), and (``racy``) racecheck
+    over the racy gallery kernel (which it must flag)."""
     from .sanitize import TOOLS, sanitize
 
     results = {}
@@ -237,13 +308,14 @@ def _sanitize(names: list[str], log) -> dict:
         r = sanitize(tool, names)
         results[tool] = {**r, "name": tool, "seconds": round(time.time() - started, 1)}
         log.write(f"===== sanitizer {tool}\n{r['output']}\n")
-    started = time.time()
-    r = sanitize("racecheck", ["bad_smem_tree_racy"])
-    flagged = bool(r["errors"])
-    results["racecheck_flags_racy_kernel"] = {
-        **r, "ok": flagged, "name": "racecheck_flags_bad_smem_tree_racy",
-        "seconds": round(time.time() - started, 1)}
-    log.write(f"===== sanitizer racecheck on bad_smem_tree_racy\n{r['output']}\n")
+    if racy:
+        started = time.time()
+        r = sanitize("racecheck", ["bad_smem_tree_racy"])
+        flagged = bool(r["errors"])
+        results["racecheck_flags_racy_kernel"] = {
+            **r, "ok": flagged, "name": "racecheck_flags_bad_smem_tree_racy",
+            "seconds": round(time.time() - started, 1)}
+        log.write(f"===== sanitizer racecheck on bad_smem_tree_racy\n{r['output']}\n")
     for key, value in results.items():
         print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']}", flush=True)
     return results

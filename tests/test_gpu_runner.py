@@ -56,3 +56,50 @@ def test_tallies_of_workers_add_up():
     total = merge_tally(merge_tally({}, one), two)["k"]
     assert total == {"checks": 3, "rows": 15, "seconds": 1.5, "max_ulps": 3.0, "max_bound_ratio": 0.7,
                      "failed_checks": 1}
+
+
+def shard_report(shard, tests, caught=None, racy=None, device="H200"):
+    sanitizer = {"memcheck": {"name": "memcheck", "tool": "memcheck", "variants": [t.split("[")[1][:-1]
+                                                                                 for t in tests],
+                              "errors": 0, "ok": True, "seconds": 1.0, "probed": len(tests)}}
+    if racy is not None:
+        sanitizer["racecheck_flags_racy_kernel"] = {
+            "name": "racecheck_flags_bad_smem_tree_racy", "ok": racy, "errors": 20 if racy else 0,
+            "variants": [], "seconds": 2.0}
+    return {"generated": f"2026-12-0{shard}T00:00:00Z", "seconds": 10.0, "hypothesis_profile": "dev",
+            "environment": {"device": device}, "kernels_sha256": {"kernels/a.cu": "1"}, "bench": {},
+            "gallery": {"caught": caught or {}}, "sanitizer": sanitizer, "shard": f"{shard}/2",
+            "tally": {"a": {"checks": 1, "rows": 2, "seconds": 0.1, "max_ulps": 1.0, "max_bound_ratio": 0.1,
+                            "failed_checks": 0}},
+            "tests": [{"nodeid": t, "outcome": "passed", "duration": 0.1} for t in tests]
+            + [{"nodeid": "sanitizer::memcheck", "outcome": "passed", "duration": 1.0}]}
+
+
+def test_shard_reports_merge_into_one():
+    import pytest
+
+    from softmax_harness.gpu_check import merge_reports
+
+    one = shard_report(1, ["t.py::x[a]", "t.py::x[b]"], caught={"bad_x": True}, racy=True)
+    two = shard_report(2, ["t.py::x[c]"])
+    merged = merge_reports([one, two])
+    assert merged["summary"] == {"passed": 5, "failed": 0, "skipped": 0, "error": 0}
+    assert merged["sanitizer"]["memcheck"]["variants"] == ["a", "b", "c"]
+    assert merged["gallery"]["catch_rate"] == "1/1" and merged["tally"]["a"]["checks"] == 2
+    assert merged["merged_from"] == ["1/2", "2/2"]
+    with pytest.raises(ValueError, match="more than one report"):
+        merge_reports([one, one])
+    with pytest.raises(ValueError, match="different devices"):
+        merge_reports([one, shard_report(2, ["t.py::x[c]"], device="A100")])
+
+
+def test_merge_from_the_command_line(tmp_path):
+    from softmax_harness.gpu_check import main
+
+    paths = []
+    for shard, tests in ((1, ["t.py::x[a]"]), (2, ["t.py::x[b]"])):
+        paths.append(tmp_path / f"gpu-{shard}.json")
+        paths[-1].write_text(json.dumps(shard_report(shard, tests)))
+    out = tmp_path / "gpu.json"
+    assert main(["--merge", *map(str, paths), "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["summary"]["passed"] == 3
