@@ -172,7 +172,7 @@ def main(argv=None) -> int:
             got, t = run_resuming(label, [*common, *spread, *(f"--variant={n}" for n in group)],
                                   args.timeout, log)
             tests += got
-            tally.update(t)
+            merge_tally(tally, t)
             print(f"gpu-check: {label}: " + ", ".join(
                 f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
         sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize else {}
