@@ -178,7 +178,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         line=line,
         blocks_per_sm=_int(path, line, "blocks_per_sm", fields.get("blocks_per_sm", "4")),
         cluster=cluster,
-        tile=_int(path, line, "tile", fields.get("tile", "1")) if "tile" in fields else 0,
+        tile=_int(path, line, "tile", fields["tile"]) if "tile" in fields else 0,
         min_sm=_int(path, line, "min_sm", fields.get("min_sm", "0"), 0),
         max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),

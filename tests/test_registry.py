@@ -50,6 +50,9 @@ def test_good_header(tmp_path):
     (GOOD.replace("name=k1", "name=1k"), "is not an identifier"),
     (GOOD + ' defect="unterminated', "cannot split"),
     (GOOD + " bare", "expected key=value"),
+    (GOOD + " tile=4096", "tile= goes with geometry=split-row"),
+    (GOOD.replace("warp-per-row", "split-row"), "tile= goes with geometry=split-row"),
+    (GOOD.replace("warp-per-row", "split-row") + " tile=0", "tile=0 is out of range"),
 ])
 def test_malformed_header_names_file_and_line(tmp_path, header, problem):
     path = write(tmp_path, GOOD.replace("k1", "k0"), header)
