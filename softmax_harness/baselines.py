@@ -53,6 +53,7 @@ TRITON_MAX_COLS = 32768
 def triton_softmax():
     """``fn(x, out)``: one Triton program per row holding the whole row (C <= 32768), or None."""
     try:
+        import torch  # noqa: F401  (as_torch hands the arrays over through torch)
 
         triton, kernel = _triton_kernel()
     except Exception:

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 from . import gpu
-from .pytest_plugin import journal_path, merge_tally, read_journal
+from .properties import merge_tally
+from .pytest_plugin import journal_path, read_journal
 from .registry import KERNELS_DIR
 
 ROOT = KERNELS_DIR.parent
@@ -99,8 +100,6 @@ def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int
                                                 [*args, *(f"--deselect={n}" for n in done)], timeout, log)
         tests += more
         merge_tally(tally, more_tally)
-        if newly and not set(newly) - set(done):  # no progress
-            break
         done = [*done, *newly] if newly else []
     return tests, tally
 

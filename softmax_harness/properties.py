@@ -43,15 +43,22 @@ GUARD = 64  # elements of guard zone on each side of every buffer
 TALLY: dict[str, dict] = {}
 
 
+def merge_tally(into: dict, more: dict) -> dict:
+    """Add a per-kernel tally to another (a check's own, or another process's)."""
+    for name, t in more.items():
+        mine = into.setdefault(name, {"checks": 0, "rows": 0, "seconds": 0.0, "max_ulps": 0.0,
+                                      "max_bound_ratio": 0.0, "failed_checks": 0})
+        for key in ("checks", "rows", "seconds", "failed_checks"):
+            mine[key] += t[key]
+        for key in ("max_ulps", "max_bound_ratio"):
+            mine[key] = max(mine[key], t[key])
+    return into
+
+
 def _tally(report: Report) -> None:
-    t = TALLY.setdefault(report.subject, {"checks": 0, "rows": 0, "seconds": 0.0, "max_ulps": 0.0,
-                                          "max_bound_ratio": 0.0, "failed_checks": 0})
-    t["checks"] += 1
-    t["rows"] += report.shape[0]
-    t["seconds"] += report.seconds
-    t["max_ulps"] = max(t["max_ulps"], report.max_ulps)
-    t["max_bound_ratio"] = max(t["max_bound_ratio"], report.max_bound_ratio)
-    t["failed_checks"] += bool(report.failures)
+    merge_tally(TALLY, {report.subject: {
+        "checks": 1, "rows": report.shape[0], "seconds": report.seconds, "max_ulps": report.max_ulps,
+        "max_bound_ratio": report.max_bound_ratio, "failed_checks": int(bool(report.failures))}})
 
 
 class PropertyFailure(AssertionError):

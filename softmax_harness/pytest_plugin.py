@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from . import gpu
-from .properties import TALLY
+from .properties import TALLY, merge_tally
 
 
 def pytest_addoption(parser):
@@ -31,18 +31,6 @@ def journal_path(path) -> str:
     """Where a results file's journal lives: one JSON line per test started and per test ended,
     written as the run goes, so a run that is killed (a crash, a hung kernel) leaves a record."""
     return f"{path}.journal"
-
-
-def merge_tally(into: dict, more: dict) -> dict:
-    """Add one process's per-kernel tally to another's (pytest-xdist workers keep their own)."""
-    for name, t in more.items():
-        mine = into.setdefault(name, {"checks": 0, "rows": 0, "seconds": 0.0, "max_ulps": 0.0,
-                                      "max_bound_ratio": 0.0, "failed_checks": 0})
-        for key in ("checks", "rows", "seconds", "failed_checks"):
-            mine[key] += t[key]
-        for key in ("max_ulps", "max_bound_ratio"):
-            mine[key] = max(mine[key], t[key])
-    return into
 
 
 def read_journal(path) -> tuple[list[dict], list[str]]:

@@ -37,6 +37,7 @@ class Variant:
     def __init__(self, spec: VariantSpec):
         self.spec = spec
         self._function = None
+        self._resident: dict[int, int] = {}  # split-row: blocks that fit on each device at once
 
     name = property(lambda self: self.spec.name)
     algorithm = property(lambda self: self.spec.algorithm)
@@ -143,8 +144,11 @@ class Variant:
         import cupy
 
         kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
-        per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], 0)
-        blocks = min(grid[0], per_sm * multiprocessor_count(args[0].device.id))
+        device = args[0].device.id
+        if device not in self._resident:  # asked once per device, not on every launch
+            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], 0)
+            self._resident[device] = per_sm * multiprocessor_count(device)
+        blocks = min(grid[0], self._resident[device])
         n_cols, per_block = int(args[3]), self.spec.tile
         parts = -(-n_cols // per_block)
         if parts > blocks:

@@ -7,7 +7,8 @@ import io
 import json
 
 from softmax_harness.gpu_check import run_resuming
-from softmax_harness.pytest_plugin import journal_path, merge_tally, read_journal
+from softmax_harness.properties import merge_tally
+from softmax_harness.pytest_plugin import journal_path, read_journal
 
 HANGS = """
 import time

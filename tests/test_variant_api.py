@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import softmax_harness
-from softmax_harness import reference_softmax
+from softmax_harness import dtypes, reference_softmax
 
 
 def test_variants_are_the_correct_ones_with_their_facts():
@@ -27,8 +27,6 @@ def test_variant_lookup_names_the_missing_one():
 def ones(variant, shape):
     """A CuPy array of ones in the variant's element type."""
     import cupy
-
-    from softmax_harness import dtypes
 
     return cupy.ones(shape, dtypes.of(variant.dtypes[0]).numpy())
 
@@ -86,7 +84,7 @@ class TestBadInputOnTheGPU:
         x[...] = cupy.asarray(np.random.default_rng(0).standard_normal((5, n_cols))).astype(x.dtype)
         out = cupy.full_like(x, 7.0)
         assert variant(x, out=out) is out
-        rtol = 1e-5 if x.dtype == cupy.float32 else 2e-2
+        rtol = 1e-5 if x.dtype == cupy.float32 else 4 * dtypes.of(x.dtype).u  # one output rounding
         expected = reference_softmax(x.astype(cupy.float32).get())
         np.testing.assert_allclose(out.astype(cupy.float32).get(), expected, rtol=rtol)
 

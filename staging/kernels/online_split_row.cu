@@ -94,16 +94,7 @@ struct Stash {
             float y[W];
 #pragma unroll
             for (int j = 0; j < W; ++j) y[j] = sh::ex2((sh::to_float(buf[p + j]) - all.m) * sh::LOG2E) * inv;
-            if (aligned && p + W <= n) {
-                unsigned words[4];
-#pragma unroll
-                for (int j = 0; j < 4; ++j) words[j] = sh::pack_word(y + j * (W / 4), T{});
-                sh::store_words<4>(part + p, words);
-            } else {
-#pragma unroll
-                for (int j = 0; j < W; ++j)
-                    if (p + j < n) part[p + j] = sh::from_float<T>(y[j]);
-            }
+            sh::store_chunk<T, W>(part, p, y, 0, n, aligned);
         }
     }
 };

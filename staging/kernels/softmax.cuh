@@ -276,6 +276,25 @@ __device__ __forceinline__ void store_words(void* p, const unsigned (&w)[WORDS])
     }
 }
 
+// Write y[0..W) to base[p .. p + W), keeping to the positions in [lo, hi): one vector store
+// when the chunk lies wholly inside and `vectors` says the chunks are aligned, else element
+// by element.
+template <class T, int W>
+__device__ __forceinline__ void store_chunk(T* base, int p, const float (&y)[W], int lo, int hi, bool vectors) {
+    constexpr int WORDS = W * (int)sizeof(T) / 4;
+    constexpr int PER_WORD = 4 / (int)sizeof(T);
+    if (vectors && p >= lo && p + W <= hi) {
+        unsigned put[WORDS];
+#pragma unroll
+        for (int j = 0; j < WORDS; ++j) put[j] = pack_word(y + PER_WORD * j, T{});
+        store_words<WORDS>(base + p, put);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+            if (p + j >= lo && p + j < hi) base[p + j] = from_float<T>(y[j]);
+    }
+}
+
 // Bit patterns of -inf, for masked-out elements of a raw 16-bit tile.
 __device__ __forceinline__ unsigned short neg_inf_bits(half_t) { return 0xfc00u; }
 __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u; }
@@ -300,7 +319,6 @@ struct RowTile {
     static constexpr int W = E < 16 / (int)sizeof(T) ? E : 16 / (int)sizeof(T);
     static constexpr int CHUNKS = E / W;
     static constexpr int WORDS = W * (int)sizeof(T) / 4;
-    static constexpr int PER_WORD = 4 / (int)sizeof(T);
     static constexpr int CAPACITY = LANES * E;
     static_assert(E % W == 0 && WORDS >= 1, "a tile is whole chunks of whole 32-bit words");
     float v[WIDE ? E : 1];
@@ -390,27 +408,13 @@ struct RowTile {
     __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
         // float: e_i * exp(m_t - m) / d; 16-bit: exp(x_i - m) * (1 / d).
         const float scale = WIDE ? tile_scale(mine, all) : __frcp_rn(all.d);
-        T* base = row - (shift < 0 ? 0 : shift);
+        const int first = shift < 0 ? 0 : shift;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
-            const int p = W * (k * LANES + lane);
             float y[W];
 #pragma unroll
             for (int j = 0; j < W; ++j) y[j] = out(W * k + j, scale, all.m);
-            if (shift >= 0 && p >= shift && p + W <= shift + n) {
-                unsigned put[WORDS];
-#pragma unroll
-                for (int j = 0; j < WORDS; ++j) put[j] = pack_word(y + PER_WORD * j, T{});
-                store_words<WORDS>(base + p, put);
-            } else if (shift >= 0) {
-#pragma unroll
-                for (int j = 0; j < W; ++j)
-                    if (p + j >= shift && p + j < shift + n) base[p + j] = from_float<T>(y[j]);
-            } else {
-#pragma unroll
-                for (int j = 0; j < W; ++j)
-                    if (p + j < n) row[p + j] = from_float<T>(y[j]);
-            }
+            store_chunk<T, W>(row - first, W * (k * LANES + lane), y, first, first + n, shift >= 0);
         }
     }
 };
