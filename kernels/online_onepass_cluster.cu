@@ -36,20 +36,9 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(THREADS)
     const int count = min(n_cols - start, slice);
     const float* xr = sh::row_of(x, row, n_cols) + start;
 
-    float v[4 * VECS];
-    const bool aligned = (reinterpret_cast<size_t>(xr) & 15) == 0;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-        const int e = 4 * (k * THREADS + (int)threadIdx.x);
-        if (aligned && e + 3 < count) {
-            const float4 t = *reinterpret_cast<const float4*>(xr + e);
-            v[4 * k] = t.x, v[4 * k + 1] = t.y, v[4 * k + 2] = t.z, v[4 * k + 3] = t.w;
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) v[4 * k + j] = e + j < count ? xr[e + j] : sh::neg_inf();
-        }
-    }
-    const sh::MaxSum mine = sh::fold_tile(v);
+    sh::RowTile<float, THREADS, 4 * VECS> tile;
+    tile.load(xr, count, threadIdx.x);
+    const sh::MaxSum mine = tile.fold();
     const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
     if (threadIdx.x == 0) published = block;
     cluster.sync();  // every block's state is published
@@ -58,21 +47,7 @@ extern "C" __global__ void CLUSTER_DIMS __launch_bounds__(THREADS)
     for (int r = 0; r < CLUSTER; ++r) all = sh::FastMerge()(all, *cluster.map_shared_rank(&published, r));
     cluster.sync();  // no block leaves while another may still read its state
 
-    const float scale = sh::tile_scale(mine, all);
-    float* yr = sh::row_of(y, row, n_cols) + start;
-    const bool out_aligned = (reinterpret_cast<size_t>(yr) & 15) == 0;
-#pragma unroll
-    for (int k = 0; k < VECS; ++k) {
-        const int e = 4 * (k * THREADS + (int)threadIdx.x);
-        if (out_aligned && e + 3 < count) {
-            *reinterpret_cast<float4*>(yr + e) =
-                make_float4(v[4 * k] * scale, v[4 * k + 1] * scale, v[4 * k + 2] * scale, v[4 * k + 3] * scale);
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (e + j < count) yr[e + j] = v[4 * k + j] * scale;
-        }
-    }
+    tile.store(sh::row_of(y, row, n_cols) + start, count, threadIdx.x, mine, all);
 #else
     __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
 #endif

@@ -76,24 +76,6 @@ struct FastMerge {
     }
 };
 
-// One-pass fold of a register tile: each value becomes exp(v - m_t), where m_t is the
-// tile's maximum, and the tile's state (m_t, sum) is returned. A tile that holds only
-// -inf subtracts 0 instead, so every value is exactly 0 (no -inf - -inf).
-template <int N>
-__device__ __forceinline__ MaxSum fold_tile(float (&v)[N]) {
-    float m = neg_inf();
-#pragma unroll
-    for (int i = 0; i < N; ++i) m = fmaxf(m, v[i]);
-    const float shift = m == neg_inf() ? 0.0f : m;
-    float d = 0.0f;
-#pragma unroll
-    for (int i = 0; i < N; ++i) {
-        v[i] = ex2((v[i] - shift) * LOG2E);
-        d += v[i];
-    }
-    return {m, d};
-}
-
 // The factor that turns a tile's exp(v - m_t) into the row's softmax: exp(m_t - m) / d.
 __device__ __forceinline__ float tile_scale(MaxSum tile, MaxSum row) {
     return __fdividef(fast_exp_below(tile.m, row.m), row.d);
@@ -188,12 +170,303 @@ __device__ __forceinline__ void map_row(const float* __restrict__ x, float* __re
     for (int i = s.head + 4 * s.vecs + lane; i < n; i += lanes) y[i] = g(x[i]);
 }
 
-// Row pointers for the row handled by this block or warp.
-__device__ __forceinline__ const float* row_of(const float* base, size_t row, int n_cols) {
-    return base + row * static_cast<size_t>(n_cols);
+// ---- Element types. Half-precision rows are raw 16-bit patterns (NVRTC needs no
+// cuda_fp16.h this way); every kernel computes in float and converts at load and store.
+struct half_t {
+    unsigned short bits;
+};
+struct bf16_t {
+    unsigned short bits;
+};
+
+__device__ __forceinline__ float to_float(float v) { return v; }
+__device__ __forceinline__ float to_float(half_t v) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+    return f;
 }
-__device__ __forceinline__ float* row_of(float* base, size_t row, int n_cols) {
+__device__ __forceinline__ float to_float(bf16_t v) { return __uint_as_float(static_cast<unsigned>(v.bits) << 16); }
+
+// Unpack element `hi` (0: low bits, 1: high bits) of a word of two 16-bit values. The
+// asm is volatile so that the compiler converts again at each use instead of keeping
+// the floats alive (that would spend the registers a packed tile saves).
+template <class H>
+__device__ __forceinline__ float unpack_half(unsigned word, int hi);
+template <>
+__device__ __forceinline__ float unpack_half<half_t>(unsigned word, int hi) {
+    float f;
+    if (hi) asm volatile("{ .reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, h; }" : "=f"(f) : "r"(word));
+    else asm volatile("{ .reg .b16 l, h; mov.b32 {l, h}, %1; cvt.f32.f16 %0, l; }" : "=f"(f) : "r"(word));
+    return f;
+}
+template <>
+__device__ __forceinline__ float unpack_half<bf16_t>(unsigned word, int hi) {
+    unsigned u;
+    if (hi) asm volatile("and.b32 %0, %1, 0xffff0000;" : "=r"(u) : "r"(word));
+    else asm volatile("shl.b32 %0, %1, 16;" : "=r"(u) : "r"(word));
+    return __uint_as_float(u);
+}
+
+// Elementwise maximum of two words of two 16-bit values (a NaN loses to a number, as in fmaxf).
+__device__ __forceinline__ unsigned max_pair(unsigned a, unsigned b, half_t) {
+    unsigned r;
+    asm("max.f16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+__device__ __forceinline__ unsigned max_pair(unsigned a, unsigned b, bf16_t) {
+    unsigned r;
+    asm("max.bf16x2 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+    return r;
+}
+
+// Round to nearest even; NaN stays NaN, overflow gives inf.
+template <class T>
+__device__ T from_float(float f);
+template <>
+__device__ __forceinline__ float from_float<float>(float f) { return f; }
+template <>
+__device__ __forceinline__ half_t from_float<half_t>(float f) {
+    half_t h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+    return h;
+}
+template <>
+__device__ __forceinline__ bf16_t from_float<bf16_t>(float f) {
+    bf16_t h;
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h.bits) : "f"(f));
+#else
+    const unsigned u = __float_as_uint(f);
+    h.bits = (f != f) ? 0x7fc0u : static_cast<unsigned short>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+#endif
+    return h;
+}
+
+// A 32-bit word holds 1 float or 2 halves (element 0 in the low bits).
+__device__ __forceinline__ unsigned pack_word(const float* in, float) { return __float_as_uint(in[0]); }
+template <class H>
+__device__ __forceinline__ unsigned pack_word(const float* in, H) {
+    return static_cast<unsigned>(from_float<H>(in[0]).bits) | (static_cast<unsigned>(from_float<H>(in[1]).bits) << 16);
+}
+
+// Aligned loads and stores of 1, 2 or 4 words (4, 8 or 16 bytes).
+template <int WORDS>
+__device__ __forceinline__ void load_words(const void* p, unsigned (&w)[WORDS]) {
+    if constexpr (WORDS == 4) {
+        const uint4 t = *static_cast<const uint4*>(p);
+        w[0] = t.x, w[1] = t.y, w[2] = t.z, w[3] = t.w;
+    } else if constexpr (WORDS == 2) {
+        const uint2 t = *static_cast<const uint2*>(p);
+        w[0] = t.x, w[1] = t.y;
+    } else {
+        w[0] = *static_cast<const unsigned*>(p);
+    }
+}
+// Stores are inline PTX: otherwise the compiler may merge a vector store with the
+// element-by-element store of the other branch and keep only the scalar one.
+template <int WORDS>
+__device__ __forceinline__ void store_words(void* p, const unsigned (&w)[WORDS]) {
+    if constexpr (WORDS == 4) {
+        asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" : : "l"(p), "r"(w[0]), "r"(w[1]), "r"(w[2]),
+                     "r"(w[3]) : "memory");
+    } else if constexpr (WORDS == 2) {
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" : : "l"(p), "r"(w[0]), "r"(w[1]) : "memory");
+    } else {
+        asm volatile("st.global.b32 [%0], %1;" : : "l"(p), "r"(w[0]) : "memory");
+    }
+}
+
+// Write y[0..W) to base[p .. p + W), keeping to the positions in [lo, hi): one vector store
+// when the chunk lies wholly inside and `vectors` says the chunks are aligned, else element
+// by element.
+template <class T, int W>
+__device__ __forceinline__ void store_chunk(T* base, int p, const float (&y)[W], int lo, int hi, bool vectors) {
+    constexpr int WORDS = W * (int)sizeof(T) / 4;
+    constexpr int PER_WORD = 4 / (int)sizeof(T);
+    if (vectors && p >= lo && p + W <= hi) {
+        unsigned put[WORDS];
+#pragma unroll
+        for (int j = 0; j < WORDS; ++j) put[j] = pack_word(y + PER_WORD * j, T{});
+        store_words<WORDS>(base + p, put);
+    } else {
+#pragma unroll
+        for (int j = 0; j < W; ++j)
+            if (p + j >= lo && p + j < hi) base[p + j] = from_float<T>(y[j]);
+    }
+}
+
+// Bit patterns of -inf, for masked-out elements of a raw 16-bit tile.
+__device__ __forceinline__ unsigned short neg_inf_bits(half_t) { return 0xfc00u; }
+__device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u; }
+
+// A thread's share of a row in registers: E elements in chunks of W (up to 16 bytes,
+// one vector access each). Chunk k of lane l covers tile positions W * (k * LANES + l)
+// .. + W - 1, so neighbouring lanes touch neighbouring bytes. Tile position p holds row
+// element p - shift, where shift is how far the row starts into a W-element segment:
+// a misaligned row still moves in whole aligned vectors, and only the segments at its two
+// ends, which are partly outside the row, go element by element (nothing outside the row
+// is read or written; positions outside it count as -inf). A row that does not fit the
+// tile with its shift goes element by element.
+//
+// float rows keep their values as float; fold() turns them into exp(x - m_t) in place,
+// and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
+// same registers, so twice the bytes in flight), and store() recomputes exp(x - m) / d.
+template <class T, int LANES, int E>
+struct RowTile {
+    // Raw 16-bit storage pays off for big tiles; small ones convert to float at load.
+    static constexpr bool PACKED = sizeof(T) == 2 && E >= 32;
+    static constexpr bool WIDE = !PACKED;
+    static constexpr int W = E < 16 / (int)sizeof(T) ? E : 16 / (int)sizeof(T);
+    static constexpr int CHUNKS = E / W;
+    static constexpr int WORDS = W * (int)sizeof(T) / 4;
+    static constexpr int CAPACITY = LANES * E;
+    static_assert(E % W == 0 && WORDS >= 1, "a tile is whole chunks of whole 32-bit words");
+    float v[WIDE ? E : 1];
+    unsigned w[WIDE ? 1 : E / 2];  // 16-bit elements, two to a word (element 2k in the low bits)
+    int shift;                     // -1: element by element
+
+    __device__ __forceinline__ float get(int i) const {
+        if constexpr (WIDE) return v[i];
+        else return unpack_half<T>(w[i / 2], i % 2);
+    }
+    static __device__ __forceinline__ float get_word(unsigned word, int hi) { return unpack_half<T>(word, hi); }
+    __device__ __forceinline__ void put_bits(int i, unsigned short b) {
+        const int at = 16 * (i % 2);
+        w[i / 2] = (w[i / 2] & ~(0xffffu << at)) | (static_cast<unsigned>(b) << at);
+    }
+    __device__ __forceinline__ void mask(int i) {
+        if constexpr (WIDE) v[i] = neg_inf();
+        else put_bits(i, neg_inf_bits(T{}));
+    }
+
+    // Tile position i from element `at` (inside the row) or -inf (outside).
+    __device__ __forceinline__ void load_one(int i, const T* at, bool inside) {
+        if (!inside) mask(i);
+        else if constexpr (WIDE) v[i] = to_float(*at);
+        else put_bits(i, at->bits);
+    }
+
+    __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
+        const int s = static_cast<int>((reinterpret_cast<size_t>(row) / sizeof(T)) % W);
+        shift = s + n <= CAPACITY ? s : -1;
+        const int first = shift < 0 ? 0 : shift;  // tile position of element 0
+        const T* base = row - first;
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            const int p = W * (k * LANES + lane);
+            if (shift >= 0 && p >= shift && p + W <= shift + n) {  // a whole aligned vector
+                unsigned got[WORDS];
+                load_words<WORDS>(base + p, got);
+#pragma unroll
+                for (int j = 0; j < WORDS; ++j) {
+                    if constexpr (PACKED) w[(W * k) / 2 + j] = got[j];
+                    else if constexpr (sizeof(T) == 4) v[W * k + j] = __uint_as_float(got[j]);
+                    else {
+                        v[W * k + 2 * j] = to_float(T{static_cast<unsigned short>(got[j] & 0xffffu)});
+                        v[W * k + 2 * j + 1] = to_float(T{static_cast<unsigned short>(got[j] >> 16)});
+                    }
+                }
+            } else {  // the row's ends, rows that do not fit with their shift, and beyond the row
+#pragma unroll
+                for (int j = 0; j < W; ++j)
+                    load_one(W * k + j, base + p + j, p + j >= first && p + j < first + n);
+            }
+        }
+    }
+
+    // The tile's state (m_t, sum exp(x - m_t)). A tile of only -inf subtracts 0 instead of
+    // -inf, so every term is exactly 0 (no -inf - -inf).
+    __device__ __forceinline__ MaxSum fold() {
+        float m = neg_inf();
+        if constexpr (WIDE) {
+#pragma unroll
+            for (int i = 0; i < E; ++i) m = fmaxf(m, v[i]);
+        } else {
+            unsigned pair = w[0];
+#pragma unroll
+            for (int i = 1; i < E / 2; ++i) pair = max_pair(pair, w[i], T{});
+            m = fmaxf(get_word(pair, 0), get_word(pair, 1));
+        }
+        const float base = m == neg_inf() ? 0.0f : m;
+        float d = 0.0f;
+#pragma unroll
+        for (int i = 0; i < E; ++i) {
+            const float e = ex2((get(i) - base) * LOG2E);
+            if constexpr (WIDE) v[i] = e;
+            d += e;
+        }
+        return {m, d};
+    }
+
+    // Output for tile position i, given this tile's and the row's states.
+    __device__ __forceinline__ float out(int i, float scale, float row_max) const {
+        if constexpr (WIDE) return v[i] * scale;
+        else return ex2((get(i) - row_max) * LOG2E) * scale;
+    }
+
+    // Write y = softmax for the elements inside the row.
+    __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
+        // float: e_i * exp(m_t - m) / d; 16-bit: exp(x_i - m) * (1 / d).
+        const float scale = WIDE ? tile_scale(mine, all) : __frcp_rn(all.d);
+        const int first = shift < 0 ? 0 : shift;
+#pragma unroll
+        for (int k = 0; k < CHUNKS; ++k) {
+            float y[W];
+#pragma unroll
+            for (int j = 0; j < W; ++j) y[j] = out(W * k + j, scale, all.m);
+            store_chunk<T, W>(row - first, W * (k * LANES + lane), y, first, first + n, shift >= 0);
+        }
+    }
+};
+
+// Row pointers for the row handled by this block or warp.
+template <class T>
+__device__ __forceinline__ T* row_of(T* base, size_t row, int n_cols) {
     return base + row * static_cast<size_t>(n_cols);
 }
 
+// ---- One-pass softmax from a register tile (the fast family). Each thread loads its
+// whole share before using any of it, so many loads are in flight; a row is read once
+// and written once. Element i of a tile becomes exp(x_i - m_t) (m_t: the tile's own
+// maximum), the (m_t, sum) states are merged, and y_i = e_i * exp(m_t - m) / d.
+
+// Several rows per block: a group of LANES threads per row. Dead groups (past the
+// last row) still join the shuffles.
+template <class T, int LANES, int E>
+__device__ __forceinline__ void onepass_group_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows,
+                                                   int n_cols) {
+    const int lane = threadIdx.x % LANES;
+    const size_t row = (size_t)blockIdx.x * (blockDim.x / LANES) + threadIdx.x / LANES;
+    const bool live = row < (size_t)n_rows;
+    RowTile<T, LANES, E> tile;
+    tile.load(row_of(x, live ? row : 0, n_cols), live ? n_cols : 0, lane);
+    const MaxSum mine = tile.fold();
+    const MaxSum all = group_reduce<LANES>(FastMerge(), mine);
+    if (live) tile.store(row_of(y, row, n_cols), n_cols, lane, mine, all);
+}
+
+// A block per row.
+template <class T, int THREADS, int E>
+__device__ __forceinline__ void onepass_block_row(const T* __restrict__ x, T* __restrict__ y, int n_cols) {
+    __shared__ MaxSum scratch[32];
+    RowTile<T, THREADS, E> tile;
+    tile.load(row_of(x, blockIdx.x, n_cols), n_cols, threadIdx.x);
+    const MaxSum mine = tile.fold();
+    const MaxSum all = block_reduce(FastMerge(), mine, scratch);
+    tile.store(row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, mine, all);
+}
+
 }  // namespace sh
+
+// Kernel definitions for the one-pass family: T is the element type (float, sh::half_t
+// or sh::bf16_t), E the elements each thread holds.
+#define SH_ONEPASS_GROUP_KERNEL(NAME, T, LANES, E)                                                        \
+    extern "C" __global__ void __launch_bounds__(128) NAME(const T* __restrict__ x, T* __restrict__ y,    \
+                                                           int n_rows, int n_cols) {                      \
+        sh::onepass_group_rows<T, LANES, E>(x, y, n_rows, n_cols);                                        \
+    }
+#define SH_ONEPASS_BLOCK_KERNEL(NAME, T, THREADS, E)                                                      \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(const T* __restrict__ x,                   \
+                                                               T* __restrict__ y, int n_rows, int n_cols) { \
+        sh::onepass_block_row<T, THREADS, E>(x, y, n_cols);                                               \
+    }

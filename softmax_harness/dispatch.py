@@ -1,12 +1,10 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
-The table follows the committed benchmark (reports/bench.md): one-pass register
-kernels sized to the row up to C = 32768, then a two-pass block kernel up to 131072
-(56% of copy at 131072 in run 0005, where the cluster kernel, sized for 262144, gave
-47%), the cluster kernel (sm_90) up to 262144, then the fastest two-pass kernel. A row
-length picks the first entry whose limit admits it and whose kernel runs on the device.
-Element types without entries (the half-precision kernels wait in staging/ for their
-GPU verification) raise LookupError.
+The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
+the row up to C = 32768 (fp32, fp16 and bf16 alike), then the split-row kernel (a row over
+a group of co-resident blocks, every element read once) up to 2**21, then, for fp32, the
+fastest two-pass kernel. A row length picks the first entry whose limit admits it and
+whose kernel runs on the device.
 """
 
 from __future__ import annotations
@@ -16,11 +14,14 @@ import functools
 from . import dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+_HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (131072, "online_block_vec4"),
-                (262144, "onepass_cluster_c262144"), (None, "safe_block_vec4_1024")),
+    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_f32"),
+                (None, "safe_block_vec4_1024")),
+    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_f16")),
+    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_bf16")),
 }
 
 

@@ -39,3 +39,13 @@ def describe() -> dict:
         "cupy": cupy.__version__,
         "nvrtc": ".".join(map(str, nvrtc)),
     }
+
+
+def release_memory() -> None:
+    """Hand the memory CuPy's pools keep back to the device (between tests, so that many test
+    processes can share one GPU)."""
+    if available():
+        import cupy
+
+        cupy.get_default_memory_pool().free_all_blocks()
+        cupy.get_default_pinned_memory_pool().free_all_blocks()

@@ -25,12 +25,12 @@ from pathlib import Path
 
 from . import gpu
 from .properties import merge_tally
-from .pytest_plugin import journal_path, read_journal
+from .pytest_plugin import journal_path, read_collected, read_journal
 from .registry import KERNELS_DIR
 
 ROOT = KERNELS_DIR.parent
 REPORT = ROOT / "reports" / "gpu.json"
-OUTCOMES = ("passed", "failed", "skipped", "error")
+OUTCOMES = ("passed", "failed", "skipped", "error", "not run")
 
 
 def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
@@ -50,9 +50,15 @@ def _driver_version() -> str:
         return f"unknown ({exc.__class__.__name__})"
 
 
-def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[dict], dict, str, list[str]]:
+def run_pytest(label: str, args: list[str], timeout: float, log,
+               deadline: float | None = None) -> tuple[list[dict], dict, str, list[str]]:
     """Run pytest in a child; return its test records, tally, output, and the node ids that
-    ended or were running if the child was killed or crashed (empty when it finished)."""
+    ended or were running if the child was killed or crashed (empty when it finished).
+    A child still running at ``deadline`` (a ``time.time()``) is stopped; the tests it was
+    running then are recorded as "not run" and are not in the returned node ids."""
+    cut = deadline is not None and deadline - time.time() < timeout
+    if cut:
+        timeout = max(1.0, deadline - time.time())
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "results.json"
         cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--durations=15",
@@ -78,6 +84,13 @@ def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[d
             return tests, data.get("tally", {}), output, []
         why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
         ended, running = read_journal(journal_path(results))
+        if cut and code is None:  # the run's deadline, not a hang: the rest did not run
+            finished = {t["nodeid"] for t in ended}
+            rest = [n for n in read_collected(journal_path(results)) if n not in finished] or running
+            log.write(f"===== {label}: stopped at the deadline; {len(rest)} tests not run\n")
+            return ended + [{"nodeid": n, "outcome": "not run", "duration": 0.0,
+                             "message": "stopped at the run's --deadline"} for n in rest], {}, \
+                output, []
         lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed,
                  "message": f"the test process {why} while this test was running (a crash or a "
                             f"hung kernel):\n{output[-3000:]}"} for nodeid in running]
@@ -87,17 +100,21 @@ def run_pytest(label: str, args: list[str], timeout: float, log) -> tuple[list[d
         return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
 
 
-def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5):
+def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5,
+                 deadline: float | None = None):
     """:func:`run_pytest`, resumed without the tests already done whenever the child is killed or
-    crashes (the test that was running is recorded as an error), at most ``attempts`` times."""
-    tests, tally, _, done = run_pytest(label, args, timeout, log)
+    crashes (the test that was running is recorded as an error), at most ``attempts`` times,
+    and not after ``deadline``."""
+    tests, tally, _, done = run_pytest(label, args, timeout, log, deadline)
     for attempt in range(1, attempts + 1):
-        if not done or any(t["nodeid"].endswith("::run") for t in tests):
+        if not done or any(t["nodeid"].endswith("::run") for t in tests) or \
+                (deadline is not None and deadline - time.time() < 10):
             break
         print(f"gpu-check: {label}: the child stopped after {len(done)} tests; resuming without them",
               flush=True)
         more, more_tally, _, newly = run_pytest(f"{label} (resumed {attempt})",
-                                                [*args, *(f"--deselect={n}" for n in done)], timeout, log)
+                                                [*args, *(f"--deselect={n}" for n in done)], timeout, log,
+                                                deadline)
         tests += more
         merge_tally(tally, more_tally)
         done = [*done, *newly] if newly else []
@@ -119,6 +136,12 @@ def main(argv=None) -> int:
                              "for device calls with a time limit; join the reports with --merge")
     parser.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
                         help="join shard reports of one tree into --out (no GPU needed)")
+    parser.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                        help="stop the tests still to run after this many seconds and write the report "
+                             "(they are recorded as 'not run'; finish them with --rest-of)")
+    parser.add_argument("--rest-of", type=Path, default=None, metavar="REPORT",
+                        help="run only the tests that REPORT records as 'not run' (no gallery, no "
+                             "sanitizer); join the two reports with --merge")
     parser.add_argument("--no-tests", action="store_true", help="skip the test suite")
     parser.add_argument("--bench", action="store_true",
                         help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
@@ -134,13 +157,14 @@ def main(argv=None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
         print(f"gpu-check: merged {len(args.merge)} reports: {report['summary']} -> {args.out}")
-        return 0 if report["summary"]["failed"] == report["summary"]["error"] == 0 else 1
+        return 0 if _clean(report["summary"]) else 1
     if not gpu.available():
         print("gpu-check: no CUDA device visible (CuPy sees none); nothing was run.", file=sys.stderr)
         return 2
     import softmax_harness
 
     started = time.time()
+    deadline = started + args.deadline if args.deadline else None
     chosen = lambda vs: [v.name for v in vs if not args.variant or v.name in args.variant]  # noqa: E731
     names = chosen(softmax_harness.variants())
     bad = chosen(softmax_harness.known_bad())
@@ -161,20 +185,23 @@ def main(argv=None) -> int:
             sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize else {}
             ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
             return 0 if ok else 1
-        # All correct variants in one child; the gallery (each hunt in a child of its own)
-        # and the remaining GPU tests in another.
-        batches = [("variants", names)] + ([("gallery", bad + ["__none__"])] if not args.shard or bad else [])
-        for label, group in batches:
-            print(f"gpu-check: {label}: {len(group)} kernels ...", flush=True)
-            spread = ["-n", str(args.workers)] if args.workers and label == "variants" and \
-                importlib.util.find_spec("xdist") else []
-            got, t = run_resuming(label, [*common, *spread, *(f"--variant={n}" for n in group)],
-                                  args.timeout, log)
-            tests += got
-            merge_tally(tally, t)
-            print(f"gpu-check: {label}: " + ", ".join(
-                f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
-        sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize else {}
+        # The gallery (each hunt in a child of its own) with the remaining GPU tests in one child,
+        # the sanitizer, then all correct variants in one child (the long part, which --deadline
+        # may cut short).
+        rest = []
+        if args.rest_of:
+            rest = [t["nodeid"] for t in json.loads(args.rest_of.read_text())["tests"]
+                    if t["outcome"] == "not run"]
+            names, bad = [], []
+        if bad or not (args.shard or args.rest_of):
+            tests += _batch("gallery", [*common, *(f"--variant={n}" for n in bad + ["__none__"])],
+                            args, log, tally, deadline)
+        sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize and names else {}
+        spread = ["-n", str(args.workers)] if args.workers and importlib.util.find_spec("xdist") else []
+        chosen_tests = [*common, *spread, *rest] if rest else \
+            [*common, *spread, *(f"--variant={n}" for n in names)]
+        if names or rest:
+            tests += _batch("variants", chosen_tests, args, log, tally, deadline)
 
     tests += _sanitizer_tests(sanitizer)
 
@@ -196,11 +223,26 @@ def main(argv=None) -> int:
         "tally": tally,
         "tests": sorted(tests, key=lambda t: t["nodeid"]),
         **({"shard": args.shard} if args.shard else {}),
+        **({"rest_of": args.rest_of.name} if args.rest_of else {}),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     print(f"gpu-check: {summary} in {report['seconds']} s -> {args.out} (log: {log_path})")
-    return 0 if summary["failed"] == summary["error"] == 0 and not bench.get("failures") else 1
+    return 0 if _clean(summary) and not bench.get("failures") else 1
+
+
+def _batch(label: str, pytest_args: list[str], args, log, tally: dict, deadline) -> list[dict]:
+    print(f"gpu-check: {label} ...", flush=True)
+    got, t = run_resuming(label, pytest_args, args.timeout, log, deadline=deadline)
+    merge_tally(tally, t)
+    print(f"gpu-check: {label}: " + ", ".join(
+        f"{sum(r['outcome'] == o for r in got)} {o}" for o in OUTCOMES), flush=True)
+    return got
+
+
+def _clean(summary: dict) -> bool:
+    """Nothing failed, errored or was left unrun."""
+    return summary["failed"] == summary["error"] == summary["not run"] == 0
 
 
 def _summary(tests: list[dict]) -> dict:
@@ -235,12 +277,17 @@ def merge_reports(reports: list[dict]) -> dict:
             mine["ok"] = mine["ok"] and result["ok"]
             mine["seconds"] = round(mine["seconds"] + result["seconds"], 1)
             mine["probed"] = mine.get("probed", 0) + result.get("probed", 0)
-    tests = [t for r in reports for t in r["tests"] if not t["nodeid"].startswith("sanitizer::")]
+    ran = [t for r in reports for t in r["tests"] if not t["nodeid"].startswith("sanitizer::")]
     seen: set[str] = set()
-    for t in tests:
+    for t in ran:
+        if t["outcome"] == "not run":
+            continue
         if t["nodeid"] in seen:
             raise ValueError(f"{t['nodeid']} is in more than one report")
         seen.add(t["nodeid"])
+    # a test one report did not reach (--deadline) counts where another ran it (--rest-of)
+    tests = [t for t in ran if t["outcome"] != "not run"]
+    tests += {t["nodeid"]: t for t in ran if t["outcome"] == "not run" and t["nodeid"] not in seen}.values()
     tests += _sanitizer_tests(sanitizer)
     caught = {name: ok for r in reports for name, ok in r["gallery"]["caught"].items()}
     tally: dict = {}
@@ -258,7 +305,8 @@ def merge_reports(reports: list[dict]) -> dict:
         "sanitizer": sanitizer,
         "tally": tally,
         "tests": sorted(tests, key=lambda t: t["nodeid"]),
-        "merged_from": sorted(r.get("shard", "?") for r in reports),
+        "merged_from": sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
+                              for r in reports),
     }
 
 

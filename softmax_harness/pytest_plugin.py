@@ -54,6 +54,21 @@ def read_journal(path) -> tuple[list[dict], list[str]]:
     return list(ended.values()), list(running)
 
 
+def read_collected(path) -> list[str]:
+    """Node ids of every test the run collected, from its journal (empty if none recorded)."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except FileNotFoundError:
+        return []
+    for line in lines:
+        if line.startswith('{"collected"'):
+            try:
+                return json.loads(line)["collected"]
+            except json.JSONDecodeError:
+                return []
+    return []
+
+
 class _Recorder:
     """Collects every test's outcome and duration into a journal as the run goes, and writes
     them with the summary and the error tally at the end of the session."""
@@ -64,6 +79,16 @@ class _Recorder:
 
     def _log(self, event: dict) -> None:
         self.journal.write(json.dumps(event) + "\n")
+
+    def pytest_collection_finish(self, session):
+        if session.items:  # under pytest-xdist the controller collects nothing: see below
+            self._log({"collected": [item.nodeid for item in session.items]})
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        if not getattr(self, "_collected", False):
+            self._collected = True
+            self._log({"collected": list(ids)})
 
     def pytest_runtest_logstart(self, nodeid, location):
         self._log({"running": nodeid})
@@ -109,6 +134,11 @@ def pytest_sessionfinish(session):
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # a pytest-xdist worker: hand the tally to the controller
         workeroutput["softmax_harness_tally"] = TALLY
+
+
+def pytest_runtest_teardown(item):
+    if "gpu" in item.keywords or "bench" in item.keywords:
+        gpu.release_memory()
 
 
 def pytest_collection_modifyitems(config, items):

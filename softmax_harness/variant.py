@@ -48,9 +48,11 @@ class Variant:
     def __repr__(self) -> str:
         return f"<Variant {self.name} ({self.spec.algorithm}, {self.spec.geometry}) at {self.spec.where}>"
 
-    def supports(self, n_cols: int, dtype="float32") -> bool:
-        """Whether rows of ``n_cols`` elements of ``dtype`` are within this variant's limits."""
-        return dtypes.name_of(dtype) in self.dtypes and (self.max_cols is None or n_cols <= self.max_cols)
+    def supports(self, n_cols: int, dtype=None) -> bool:
+        """Whether rows of ``n_cols`` elements (of ``dtype``, when given) are within this variant's
+        limits."""
+        return (dtype is None or dtypes.name_of(dtype) in self.dtypes) and \
+            (self.max_cols is None or n_cols <= self.max_cols)
 
     def runs_here(self, device_id: int = 0) -> bool:
         """Whether the device is new enough (``min_sm``)."""

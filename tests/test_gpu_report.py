@@ -27,6 +27,7 @@ def test_report_shows_no_failures():
     bad = [t["nodeid"] for t in report["tests"] if t["outcome"] in ("failed", "error")]
     assert summary["failed"] == summary["error"] == 0, f"GPU failures: {bad[:20]}. {REFRESH}"
     assert summary["passed"] > 0, f"the GPU report ran no test. {REFRESH}"
+    assert not summary.get("not run"), f"{summary['not run']} tests were cut by --deadline. {REFRESH}"
 
 
 def test_report_names_the_device():

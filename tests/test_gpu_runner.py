@@ -84,7 +84,7 @@ def test_shard_reports_merge_into_one():
     one = shard_report(1, ["t.py::x[a]", "t.py::x[b]"], caught={"bad_x": True}, racy=True)
     two = shard_report(2, ["t.py::x[c]"])
     merged = merge_reports([one, two])
-    assert merged["summary"] == {"passed": 5, "failed": 0, "skipped": 0, "error": 0}
+    assert merged["summary"] == {"passed": 5, "failed": 0, "skipped": 0, "error": 0, "not run": 0}
     assert merged["sanitizer"]["memcheck"]["variants"] == ["a", "b", "c"]
     assert merged["gallery"]["catch_rate"] == "1/1" and merged["tally"]["a"]["checks"] == 2
     assert merged["merged_from"] == ["1/2", "2/2"]
@@ -104,3 +104,42 @@ def test_merge_from_the_command_line(tmp_path):
     out = tmp_path / "gpu.json"
     assert main(["--merge", *map(str, paths), "--out", str(out)]) == 0
     assert json.loads(out.read_text())["summary"]["passed"] == 3
+
+
+SLOW = """
+import time
+
+def test_first():
+    pass
+
+def test_slow():
+    time.sleep(60)
+
+def test_never_started():
+    pass
+"""
+
+
+def test_the_deadline_leaves_the_rest_not_run(tmp_path):
+    import time
+
+    path = tmp_path / "test_child.py"
+    path.write_text(SLOW)
+    tests, _ = run_resuming("child", [str(path), "-p", "softmax_harness.pytest_plugin"], timeout=120,
+                            log=io.StringIO(), deadline=time.time() + 12)
+    outcome = {t["nodeid"].split("::")[-1]: t["outcome"] for t in tests}
+    assert outcome == {"test_first": "passed", "test_slow": "not run", "test_never_started": "not run"}
+
+
+def test_the_rest_of_a_cut_run_merges_into_it():
+    from softmax_harness.gpu_check import merge_reports
+
+    cut = shard_report(1, ["t.py::x[a]", "t.py::x[b]"])
+    cut["tests"][1]["outcome"] = "not run"
+    rest = shard_report(2, ["t.py::x[b]"])
+    rest["sanitizer"], rest["rest_of"] = {}, "gpu-1.json"
+    del rest["shard"]
+    merged = merge_reports([cut, rest])
+    assert merged["summary"]["not run"] == 0 and merged["summary"]["passed"] == 3
+    assert merged["merged_from"] == ["1/2", "rest of gpu-1.json"]
+    assert merge_reports([cut, cut | {"tests": []}])["summary"]["not run"] == 1

@@ -50,6 +50,8 @@ def test_masked_rows_at_awkward_lengths(variant, n_cols, offset):
 def test_lengths_around_the_variant_edges(variant):
     spec = variant.spec
     edges = {spec.threads - 1, spec.threads, spec.threads + 1, 4 * spec.threads + 3}
+    if spec.tile:  # split-row: a row over one, two and four blocks
+        edges |= {spec.tile - 1, spec.tile, spec.tile + 1, 3 * spec.tile + 5}
     if spec.max_cols:
         edges |= {spec.max_cols - 1, spec.max_cols}
     for n_cols in sorted(e for e in edges if e >= 1 and variant.supports(e)):

@@ -83,3 +83,14 @@ def test_group_geometry_needs_a_sensible_lane_count(tmp_path):
 
 def test_default_root_is_the_repository_kernels_folder():
     assert registry.KERNELS_DIR.name == "kernels" and registry.KERNELS_DIR.is_dir()
+
+
+def test_a_length_fits_a_variant_whatever_its_element_type():
+    """``supports(n)`` asks about the length only (the GPU tests fit a batch to a variant by it);
+    ``supports(n, dtype)`` also about the element type."""
+    import softmax_harness
+
+    for v in softmax_harness.variants():
+        assert v.supports(1) and v.supports(v.max_cols or 10**6), v.name
+        assert all(v.supports(1, d) for d in v.dtypes), v.name
+        assert not any(v.supports(1, d) for d in registry.DTYPES if d not in v.dtypes), v.name
