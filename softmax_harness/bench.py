@@ -102,3 +102,31 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     """Median time of a device-to-device copy of the sweep input (the ceiling)."""
     x, out = sweep_input(n_cols, dtype)
     return median_seconds(lambda: out.__setitem__(Ellipsis, x))
+
+
+def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32") -> list[dict]:
+    """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
+    kernel (a variant name, ``softmax`` for the dispatcher or ``torch``) reaches, timed in this
+    process (medians of CUDA-event timings). Kernels that cannot take C (or the type) are left out."""
+    import softmax_harness
+
+    from .baselines import torch_softmax
+
+    rows = []
+    for n_cols in cols:
+        x, out = sweep_input(n_cols, dtype)
+        copy = median_seconds(lambda: out.__setitem__(Ellipsis, x))  # noqa: B023
+        row = {"dtype": dtype, "C": n_cols, "copy_gbps": round(bytes_moved(x) / copy / 1e9)}
+        for name in kernels:
+            if name == "softmax":
+                row["dispatched"], fn = softmax_harness.dispatch.choose(n_cols, x.device.id, dtype).name, \
+                    softmax_harness.softmax
+            elif name == "torch":
+                fn = torch_softmax()
+            else:
+                fn = softmax_harness.variant(name)
+                if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
+                    continue
+            row[name] = round(copy / median_seconds(lambda: fn(x, out)), 3)  # noqa: B023
+        rows.append(row)
+    return rows

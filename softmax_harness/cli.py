@@ -3,6 +3,7 @@
     softmax-harness list
     softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K]
     softmax-harness report [RUN.json] [--out reports/]
+    softmax-harness measure KERNEL... --cols C... [--dtype float16] [--json FILE]   (GPU)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 
 import numpy as np
 
+from . import registry
 from .report import add_parser as add_report
 
 
@@ -50,6 +52,20 @@ def _repro(args) -> int:
     return 0 if report.ok else 1
 
 
+def _measure(args) -> int:
+    from .bench import fractions_of_copy
+
+    rows = []
+    for dtype in args.dtype:
+        for row in fractions_of_copy(args.kernels, args.cols, dtype):
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(rows, handle, indent=1)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -62,6 +78,13 @@ def main(argv=None) -> int:
     repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
     repro.set_defaults(run=_repro)
     add_report(sub)
+    measure = sub.add_parser("measure", help="fraction of copy bandwidth of kernels at given row "
+                             "lengths, timed in one process (~1 GiB inputs; needs a GPU)")
+    measure.add_argument("kernels", nargs="+", help="variant names, 'softmax' (the dispatcher), 'torch'")
+    measure.add_argument("--cols", nargs="+", type=int, required=True)
+    measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
+    measure.add_argument("--json", help="also write the rows to this file")
+    measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
     return args.run(args)
 
