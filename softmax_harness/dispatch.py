@@ -4,8 +4,8 @@ The table follows the benchmark (reports/bench.md): one-pass register kernels si
 the row up to C = 32768 (fp32, fp16 and bf16 alike), then the split-row kernel (a row over
 a group of co-resident blocks, every element read once; the variant that keeps part of each
 slice in shared memory where it measured faster: reports/measurements/split_vs_smem.json) up
-to 2**21, then, for fp32, the fastest two-pass kernel. A row length picks the first entry whose limit admits it and
-whose kernel runs on the device.
+to 2**21, then, for fp32, the fastest two-pass kernel. A row length picks the first entry
+whose limit admits it and whose kernel runs on the device.
 """
 
 from __future__ import annotations

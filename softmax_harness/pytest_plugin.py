@@ -10,6 +10,7 @@ killed run still tells what finished and what was running.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -134,6 +135,21 @@ def pytest_sessionfinish(session):
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # a pytest-xdist worker: hand the tally to the controller
         workeroutput["softmax_harness_tally"] = TALLY
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_benchmark_update_machine_info(config, machine_info):
+    """The GPU beside the host in every saved benchmark run."""
+    machine_info["gpu"] = gpu.describe()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_benchmark_update_commit_info(config, commit_info):
+    """The commit the tree was copied from, where the copy's own git (if any) cannot know it."""
+    commit = os.environ.get("SOFTMAX_HARNESS_COMMIT")
+    if commit:
+        commit_info.update(id=commit, dirty=False, source="SOFTMAX_HARNESS_COMMIT")
+        commit_info.pop("error", None)
 
 
 def pytest_runtest_teardown(item):

@@ -56,7 +56,7 @@ def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
 
 
 def _device(run: dict) -> str:
-    return run.get("device") or run["machine"].get("node", "GPU")
+    return (run["machine"].get("gpu") or {}).get("device") or run["machine"].get("node", "GPU")
 
 
 def markdown(run: dict, source: str = "") -> str:

@@ -55,3 +55,28 @@ def test_newest_run_without_runs_says_what_to_do(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="--bench"):
         report.newest_run(tmp_path)
+
+
+def test_a_saved_run_names_the_commit_it_was_told_and_the_gpu(tmp_path, monkeypatch):
+    """On the device the tree is a copy whose git (if any) is stale: SOFTMAX_HARNESS_COMMIT wins,
+    and the run records the GPU (empty without one)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    pytest.importorskip("pytest_benchmark")
+    (tmp_path / "test_one.py").write_text("def test_x(benchmark):\n    benchmark(lambda: None)\n")
+    monkeypatch.setenv("SOFTMAX_HARNESS_COMMIT", "0123456789abcdef")
+    monkeypatch.setenv("PYTHONPATH", str(Path(report.__file__).parent.parent))
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "softmax_harness.pytest_plugin",
+                           "-p", "no:cacheprovider", str(tmp_path / "test_one.py"), "--benchmark-save=run",
+                           f"--benchmark-storage=file://{tmp_path / 'store'}"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (saved,) = (tmp_path / "store").rglob("*.json")
+    data = json.loads(saved.read_text())
+    assert data["commit_info"]["id"] == "0123456789abcdef" and not data["commit_info"]["dirty"]
+    assert "gpu" in data["machine_info"]
+    assert report.load(saved)["commit"]["id"] == "0123456789abcdef"
