@@ -104,10 +104,11 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     return median_seconds(lambda: out.__setitem__(Ellipsis, x))
 
 
-def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32") -> list[dict]:
+def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
     kernel (a variant name, ``softmax`` for the dispatcher or ``torch``) reaches, timed in this
-    process (medians of CUDA-event timings). Kernels that cannot take C (or the type) are left out."""
+    process (medians of CUDA-event timings). Kernels that cannot take C (or the type) are left out.
+    ``root``: look the variants up there instead of in ``kernels/`` (``staging/kernels``, say)."""
     import softmax_harness
 
     from .baselines import torch_softmax
@@ -124,7 +125,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
             elif name == "torch":
                 fn = torch_softmax()
             else:
-                fn = softmax_harness.variant(name)
+                fn = softmax_harness.variant(name, root)
                 if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
                     continue
             row[name] = round(copy / median_seconds(lambda: fn(x, out)), 3)  # noqa: B023

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def _measure(args) -> int:
 
     rows = []
     for dtype in args.dtype:
-        for row in fractions_of_copy(args.kernels, args.cols, dtype):
+        for row in fractions_of_copy(args.kernels, args.cols, dtype, args.root):
             print(json.dumps(row), flush=True)
             rows.append(row)
     if args.json:
@@ -84,6 +85,8 @@ def main(argv=None) -> int:
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--json", help="also write the rows to this file")
+    measure.add_argument("--root", type=Path, default=None,
+                         help="take the variants from this folder instead of kernels/ (e.g. staging/kernels)")
     measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from .registry import KERNELS_DIR
+
 # Options we pass to cupy.RawModule ...
 OPTIONS = ("--std=c++17",)
 # ... and the ones CuPy's cached NVRTC path adds by itself (cupy/cuda/compiler.py):
@@ -38,8 +40,9 @@ def expand_source(path: Path, _seen: frozenset = frozenset()) -> str:
             out.append(line)
             continue
         target = (path.parent / match.group(1)).resolve()
-        if not target.is_file():
-            target = (path.parent.parent / match.group(1)).resolve()  # known_bad/ -> kernels/
+        for fallback in (path.parent.parent, KERNELS_DIR):  # known_bad/, staging/kernels/ -> kernels/
+            if not target.is_file():
+                target = (fallback / match.group(1)).resolve()
         if not target.is_file():
             raise KernelCompileError(f"{_display(path)}:{number}: included file "
                                      f"{match.group(1)!r} not found")

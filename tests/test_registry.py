@@ -94,3 +94,13 @@ def test_a_length_fits_a_variant_whatever_its_element_type():
         assert v.supports(1) and v.supports(v.max_cols or 10**6), v.name
         assert all(v.supports(1, d) for d in v.dtypes), v.name
         assert not any(v.supports(1, d) for d in registry.DTYPES if d not in v.dtypes), v.name
+
+
+def test_a_kernel_outside_kernels_includes_the_shared_header(tmp_path):
+    """A staged kernel (``staging/kernels/``) compiles against the live ``kernels/softmax.cuh``."""
+    from softmax_harness.compiler import expand_source
+
+    staged = tmp_path / "staging" / "kernels" / "k.cu"
+    staged.parent.mkdir(parents=True)
+    staged.write_text('#include "softmax.cuh"\n__global__ void k() {}\n')
+    assert "struct RowTile" in expand_source(staged)
