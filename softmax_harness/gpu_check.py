@@ -171,7 +171,7 @@ def main(argv=None) -> int:
     if args.shard:
         k, n = (int(part) for part in args.shard.split("/"))
         names, bad = names[k - 1::n], bad if k == 1 else []
-    common = ["tests", "-m", "gpu", f"--hypothesis-profile={args.profile}"]
+    common = ["-m", "gpu", f"--hypothesis-profile={args.profile}"]
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     tests, tally = [], {}
@@ -194,12 +194,12 @@ def main(argv=None) -> int:
                     if t["outcome"] == "not run"]
             names, bad = [], []
         if bad or not (args.shard or args.rest_of):
-            tests += _batch("gallery", [*common, *(f"--variant={n}" for n in bad + ["__none__"])],
+            tests += _batch("gallery", ["tests", *common, *(f"--variant={n}" for n in bad + ["__none__"])],
                             args, log, tally, deadline)
         sanitizer = _sanitize(names, log, racy=bool(bad)) if args.sanitize and names else {}
         spread = ["-n", str(args.workers)] if args.workers and importlib.util.find_spec("xdist") else []
         chosen_tests = [*common, *spread, *rest] if rest else \
-            [*common, *spread, *(f"--variant={n}" for n in names)]
+            ["tests", *common, *spread, *(f"--variant={n}" for n in names)]
         if names or rest:
             tests += _batch("variants", chosen_tests, args, log, tally, deadline)
 
