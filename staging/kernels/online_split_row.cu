@@ -19,6 +19,10 @@
 // @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19456 max_cols=2097152 fast_math=true
 // @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=float16 fast_math=true
 // @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// Rows in turn between registers and shared memory, the next row's loads in flight during a barrier:
+// @variant name=split_row_pipe_f32 kernel=split_row_pipe_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=8192 max_cols=2097152 fast_math=true
+// @variant name=split_row_pipe_f16 kernel=split_row_pipe_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12288 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_pipe_bf16 kernel=split_row_pipe_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=10240 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
 
 namespace {
@@ -122,47 +126,42 @@ struct Stash {
     }
 };
 
-template <class T, int THREADS, int E, int S = 0>
-__device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
-                                           unsigned* __restrict__ workspace) {
-    using Tile = sh::RowTile<T, THREADS, E>;
-    __shared__ sh::MaxSum scratch[32];
-    __shared__ sh::MaxSum row_state;
-    constexpr int IN_REGISTERS = THREADS * E;
-    __shared__ __align__(16) T stash_buf[S > 0 ? THREADS * S : 1];
-    const int parts = (n_cols + THREADS * (E + S) - 1) / (THREADS * (E + S));
-    const int groups = gridDim.x / parts;
-    const int group = blockIdx.x / parts;
-    const int rank = blockIdx.x % parts;
-    if (group >= groups) return;  // the blocks left over when parts does not divide the grid
-    // Slices of whole chunks, so that an aligned row keeps aligned slices.
-    const int slice = ((n_cols + parts - 1) / parts + Tile::W - 1) / Tile::W * Tile::W;
-    const int start = min(n_cols, rank * slice);
-    const int count = min(n_cols - start, slice);
-    unsigned* arrived = workspace + group;
-    sh::MaxSum* states = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x);
-
+// A block's place in the persistent grid: the blocks of a group (PARTS = ceil(C / per_block)
+// of them) share a row, and block `rank` holds its elements [start, start + count), a slice of
+// whole chunks so that an aligned row keeps aligned slices.
+struct Group {
+    int parts, group, rank, start, count;
     unsigned round = 0;
-    for (size_t row = group; row < (size_t)n_rows; row += groups, ++round) {
-        const int held = min(count, IN_REGISTERS);  // the rest of the slice goes to the stash
-        const T* in = sh::row_of(x, row, n_cols) + start;
-        Tile tile;
-        tile.load(in, held, threadIdx.x);
-        Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
-        if constexpr (S > 0) stash.load(in + IN_REGISTERS, count - held);
-        const sh::MaxSum mine = tile.fold();
-        sh::MaxSum both = mine;
-        if constexpr (S > 0) both = sh::FastMerge()(mine, stash.fold());
-        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), both, scratch);
-        // Two rounds of slots: a block can be at most one round ahead of its group.
-        sh::MaxSum* slots = states + (round & 1) * gridDim.x + group * parts;
+    unsigned* workspace;
+
+    __device__ __forceinline__ Group(int n_cols, int per_block, int chunk, unsigned* workspace_)
+        : workspace(workspace_) {
+        parts = (n_cols + per_block - 1) / per_block;
+        group = blockIdx.x / parts;
+        rank = blockIdx.x % parts;
+        const int slice = ((n_cols + parts - 1) / parts + chunk - 1) / chunk * chunk;
+        start = min(n_cols, rank * slice);
+        count = min(n_cols - start, slice);
+    }
+
+    __device__ __forceinline__ int groups() const { return gridDim.x / parts; }
+    // The blocks left over when parts does not divide the grid.
+    __device__ __forceinline__ bool idle() const { return group >= groups(); }
+
+    // The row's (max, sum) from this block's: the block's state goes to global memory, the group
+    // meets at its arrival counter (release/acquire), and every block merges the parts' states.
+    // Two rounds of slots: a block can be at most one round ahead of its group.
+    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state) {
+        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+        sh::MaxSum* slots = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x) + (round & 1) * gridDim.x +
+                            group * parts;
         if (threadIdx.x < 32) {
             if (threadIdx.x == 0) {
                 __stcg(&slots[rank].m, block.m);
                 __stcg(&slots[rank].d, block.d);
-                arrive(arrived);  // release: the state is visible before the arrival
+                arrive(workspace + group);  // release: the state is visible before the arrival
                 const unsigned everyone = (round + 1) * parts;
-                while (load_acquire(arrived) < everyone) {
+                while (load_acquire(workspace + group) < everyone) {
                 }
             }
             __syncwarp();
@@ -172,10 +171,68 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
             all = sh::warp_reduce(sh::FastMerge(), all);
             if (threadIdx.x == 0) row_state = all;
         }
+        ++round;
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
-        T* out = sh::row_of(y, row, n_cols) + start;
-        tile.store(out, held, threadIdx.x, mine, row_state);
-        if constexpr (S > 0) stash.store(out + IN_REGISTERS, count - held, row_state);
+        return row_state;
+    }
+};
+
+// One row at a time: E elements per thread in registers and S more in shared memory.
+template <class T, int THREADS, int E, int S = 0>
+__device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
+                                           unsigned* __restrict__ workspace) {
+    using Tile = sh::RowTile<T, THREADS, E>;
+    __shared__ sh::MaxSum scratch[32];
+    __shared__ sh::MaxSum row_state;
+    __shared__ __align__(16) T stash_buf[S > 0 ? THREADS * S : 1];
+    constexpr int IN_REGISTERS = THREADS * E;
+    Group g(n_cols, THREADS * (E + S), Tile::W, workspace);
+    if (g.idle()) return;
+    for (size_t row = g.group; row < (size_t)n_rows; row += g.groups()) {
+        const int held = min(g.count, IN_REGISTERS);  // the rest of the slice goes to the stash
+        const T* in = sh::row_of(x, row, n_cols) + g.start;
+        Tile tile;
+        tile.load(in, held, threadIdx.x);
+        Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
+        if constexpr (S > 0) stash.load(in + IN_REGISTERS, g.count - held);
+        const sh::MaxSum mine = tile.fold();
+        sh::MaxSum both = mine;
+        if constexpr (S > 0) both = sh::FastMerge()(mine, stash.fold());
+        const sh::MaxSum all = g.meet(both, scratch, row_state);
+        T* out = sh::row_of(y, row, n_cols) + g.start;
+        tile.store(out, held, threadIdx.x, mine, all);
+        if constexpr (S > 0) stash.store(out + IN_REGISTERS, g.count - held, all);
+    }
+}
+
+// Rows in turn between the register tile and a shared-memory stash of the same size, so that
+// while a block waits at one row's barrier the loads of its next row are already in flight
+// (one row in the chip per block instead of E + S elements of one, but no idle wait).
+template <class T, int THREADS, int E>
+__device__ __forceinline__ void split_rows_pipelined(const T* __restrict__ x, T* __restrict__ y, int n_rows,
+                                                     int n_cols, unsigned* __restrict__ workspace) {
+    using Tile = sh::RowTile<T, THREADS, E>;
+    __shared__ sh::MaxSum scratch[32];
+    __shared__ sh::MaxSum row_state;
+    __shared__ __align__(16) T stash_buf[THREADS * E];
+    Group g(n_cols, THREADS * E, Tile::W, workspace);
+    if (g.idle()) return;
+    const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
+    const auto out = [&](size_t row) { return sh::row_of(y, row, n_cols) + g.start; };
+    Tile tile;
+    Stash<T, THREADS, E> stash{stash_buf, (int)threadIdx.x};
+    size_t row = g.group;
+    if (row < (size_t)n_rows) tile.load(in(row), g.count, threadIdx.x);
+    while (row < (size_t)n_rows) {
+        const size_t next = row + g.groups();
+        const bool more = next < (size_t)n_rows;
+        if (more) stash.load(in(next), g.count);  // in flight during this row's barrier
+        const sh::MaxSum mine = tile.fold();
+        tile.store(out(row), g.count, threadIdx.x, mine, g.meet(mine, scratch, row_state));
+        if (!more) break;
+        row = next + g.groups();
+        if (row < (size_t)n_rows) tile.load(in(row), g.count, threadIdx.x);  // in flight during the next one
+        stash.store(out(next), g.count, g.meet(stash.fold(), scratch, row_state));
     }
 }
 
@@ -194,3 +251,13 @@ SPLIT_KERNEL(split_row_bf16, sh::bf16_t, 256, 4, 48, 0)
 SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
 SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
 SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
+
+#define PIPELINED_KERNEL(NAME, T, THREADS, BLOCKS, E)                                                   \
+    extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace) { \
+        split_rows_pipelined<T, THREADS, E>(x, y, n_rows, n_cols, workspace);                            \
+    }
+
+PIPELINED_KERNEL(split_row_pipe_f32, float, 256, 4, 32)
+PIPELINED_KERNEL(split_row_pipe_f16, sh::half_t, 256, 4, 48)
+PIPELINED_KERNEL(split_row_pipe_bf16, sh::bf16_t, 256, 4, 40)
