@@ -39,13 +39,13 @@ def expand_source(path: Path, _seen: frozenset = frozenset()) -> str:
         if not match:
             out.append(line)
             continue
-        target = (path.parent / match.group(1)).resolve()
-        for fallback in (path.parent.parent, KERNELS_DIR):  # known_bad/, staging/kernels/ -> kernels/
-            if not target.is_file():
-                target = (fallback / match.group(1)).resolve()
-        if not target.is_file():
+        # beside the file, then kernels/ (for known_bad/ and staging/kernels/)
+        target = next((d / match.group(1) for d in (path.parent, path.parent.parent, KERNELS_DIR)
+                       if (d / match.group(1)).is_file()), None)
+        if target is None:
             raise KernelCompileError(f"{_display(path)}:{number}: included file "
                                      f"{match.group(1)!r} not found")
+        target = target.resolve()
         if target not in _seen:
             out.append(expand_source(target, _seen | {path, target}))
         out.append(f'#line {number + 1} "{_display(path)}"')

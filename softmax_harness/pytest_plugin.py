@@ -34,19 +34,24 @@ def journal_path(path) -> str:
     return f"{path}.journal"
 
 
+def _events(path):
+    """The journal's events, in order (none if there is no journal)."""
+    try:
+        lines = Path(path).read_text().splitlines()
+    except FileNotFoundError:
+        return
+    for line in lines:
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:  # the last line of a killed run may be cut short
+            continue
+
+
 def read_journal(path) -> tuple[list[dict], list[str]]:
     """(records of the tests that ended, node ids of tests that started and never ended)."""
     ended: dict[str, dict] = {}
     running: dict[str, None] = {}
-    try:
-        lines = Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        return [], []
-    for line in lines:
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:  # the last line of a killed run may be cut short
-            continue
+    for event in _events(path):
         if "running" in event:
             running[event["running"]] = None
         elif "ended" in event:
@@ -57,17 +62,7 @@ def read_journal(path) -> tuple[list[dict], list[str]]:
 
 def read_collected(path) -> list[str]:
     """Node ids of every test the run collected, from its journal (empty if none recorded)."""
-    try:
-        lines = Path(path).read_text().splitlines()
-    except FileNotFoundError:
-        return []
-    for line in lines:
-        if line.startswith('{"collected"'):
-            try:
-                return json.loads(line)["collected"]
-            except json.JSONDecodeError:
-                return []
-    return []
+    return next((event["collected"] for event in _events(path) if "collected" in event), [])
 
 
 class _Recorder:
@@ -76,6 +71,7 @@ class _Recorder:
 
     def __init__(self, path: str):
         self.path, self.records, self.started, self.tally = path, {}, time.time(), {}
+        self.collected = False
         self.journal = open(journal_path(path), "w", buffering=1)  # noqa: SIM115 (line-buffered, kept open)
 
     def _log(self, event: dict) -> None:
@@ -87,8 +83,8 @@ class _Recorder:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node, ids):
-        if not getattr(self, "_collected", False):
-            self._collected = True
+        if not self.collected:  # every worker reports the same collection
+            self.collected = True
             self._log({"collected": list(ids)})
 
     def pytest_runtest_logstart(self, nodeid, location):
