@@ -2,8 +2,8 @@
 
 GPU tests carry ``@pytest.mark.gpu``; without a CUDA device they are collected and
 skipped with the reason "no CUDA device". Every test that takes ``variant`` (or
-``bad_variant``) runs once per declared kernel variant, id'd by its name; the
-fixture compiles each kernel file once per session through ``cupy.RawModule``.
+``split_variant``, ``bad_variant``) runs once per declared kernel variant of that kind, id'd
+by its name; the fixture compiles each kernel file once per session through ``cupy.RawModule``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ def pytest_generate_tests(metafunc):
         chosen = _selected(config, softmax_harness.variants())
         metafunc.parametrize("variant", chosen, ids=[v.name for v in chosen], indirect=True,
                              scope="session")
+    if "split_variant" in metafunc.fixturenames:
+        chosen = _selected(config, [v for v in softmax_harness.variants() if v.spec.geometry == "split-row"])
+        metafunc.parametrize("split_variant", chosen, ids=[v.name for v in chosen], indirect=True,
+                             scope="session")
     if "bad_variant" in metafunc.fixturenames:
         chosen = _selected(config, softmax_harness.known_bad())
         metafunc.parametrize("bad_variant", chosen, ids=[v.name for v in chosen], indirect=True,
@@ -47,6 +51,12 @@ def _compiled(request):
 @pytest.fixture(scope="session")
 def variant(request):
     """A correct kernel variant, compiled."""
+    return _compiled(request)
+
+
+@pytest.fixture(scope="session")
+def split_variant(request):
+    """A correct split-row variant (a row over a group of blocks), compiled."""
     return _compiled(request)
 
 

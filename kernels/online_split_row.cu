@@ -1,21 +1,23 @@
 // One-pass softmax for rows longer than a block can hold: a row is split over a
-// group of PARTS co-resident blocks (PARTS = ceil(C / (THREADS * E))), each holding
-// its slice in registers, so every input element is read once and written once.
+// group of PARTS co-resident blocks (at least ceil(C / (THREADS * (E + S)))), each holding
+// its slice on the chip, so every input element is read once and written once.
 // Each block folds its slice into a (max, sum) state and publishes it in global
 // memory; the group meets at a barrier (an arrival counter per group), every block
-// merges the PARTS states and writes its slice from the registers. The grid is
+// merges the PARTS states and writes its slice from the chip. The grid is
 // persistent (blocks_per_sm per multiprocessor, launched cooperatively so that all
 // blocks are resident and the barrier cannot deadlock); groups take rows in turn and,
 // being independent, overlap one group's loads with another's barrier and stores.
 // Unlike the cluster kernel it needs no sm_90 and no distributed shared memory.
 //
 // The fifth argument is a workspace of 5 * gridDim.x zeroed 32-bit words (the harness
-// allocates it): gridDim.x arrival counters, then two rounds of gridDim.x states.
+// allocates it): gridDim.x arrival counters, then two rounds of gridDim.x states. The sixth
+// is PARTS, which divides gridDim.x; the harness picks it (split_plan) so that every resident
+// block holds part of a row, and no slice exceeds the tile.
 //
-// @variant name=split_row_f32 kernel=split_row_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=8192 max_cols=2097152 fast_math=true
-// @variant name=split_row_f16 kernel=split_row_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12288 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_bf16 kernel=split_row_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12288 max_cols=2097152 dtypes=bfloat16 fast_math=true
-// The same with part of each slice in shared memory (cp.async), so that more rows fit on the chip:
+// Each block holds E elements a thread in registers and S more in shared memory (copied in
+// with cp.async beside the registers' loads), so that more rows fit on the chip; the
+// registers-only version measured slower at every C from 65536 to 2^21 in all three types
+// (reports/measurements/split_vs_smem.json, stash_vector_loads.json).
 // @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19456 max_cols=2097152 fast_math=true
 // @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=float16 fast_math=true
 // @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=bfloat16 fast_math=true
@@ -39,24 +41,48 @@ __device__ __forceinline__ T neg_inf_of() {
     else return T{sh::neg_inf_bits(T{})};
 }
 
+// The 16 / sizeof(T) elements of an aligned 16-byte chunk, as floats, from one vector load
+// (element by element, the compiler issued one 2-byte shared load per bfloat16).
+template <class T>
+__device__ __forceinline__ void chunk_floats(const T* p, float (&v)[16 / sizeof(T)]) {
+    unsigned w[4];
+    sh::load_words<4>(p, w);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if constexpr (sizeof(T) == 4) {
+            v[j] = __uint_as_float(w[j]);
+        } else {
+            v[2 * j] = sh::unpack_half<T>(w[j], 0);
+            v[2 * j + 1] = sh::unpack_half<T>(w[j], 1);
+        }
+    }
+}
+
 // More of a block's slice, held in shared memory: S elements per thread in 16-byte chunks
 // (chunk k of thread t at elements W * (k * THREADS + t)), copied in with cp.async, so they
 // are in flight beside the register tile's loads without taking registers. Nothing outside
-// the part is read or written; positions past its end hold -inf. exp(x - m) is recomputed
-// when writing (a second exponential for these elements).
+// the part is read or written; chunks past its end are left out, and the positions past its
+// end in its last chunk hold -inf. A float stash keeps exp(x - m_t) in place for the store (as
+// the register tile does); a 16-bit one recomputes exp(x - m) when writing.
 template <class T, int THREADS, int S>
 struct Stash {
     static constexpr int W = 16 / (int)sizeof(T);
     static constexpr int CHUNKS = S / W;
+    static constexpr bool IN_PLACE = sizeof(T) == 4;
     static_assert(S % W == 0, "whole 16-byte chunks");
     T* buf;  // THREADS * S elements of shared memory
     int lane;
+    int n = 0;  // elements of the part held
 
-    __device__ __forceinline__ void load(const T* __restrict__ part, int n) {
+    __device__ __forceinline__ int at(int k) const { return W * (k * THREADS + lane); }
+
+    __device__ __forceinline__ void load(const T* __restrict__ part, int n_) {
+        n = n_;
         const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
-            const int p = W * (k * THREADS + lane);
+            const int p = at(k);
+            if (p >= n) break;
             if (aligned && p + W <= n) {
                 const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(buf + p));
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(to), "l"(part + p) : "memory");
@@ -69,77 +95,79 @@ struct Stash {
     }
 
     // (max, sum exp(x - max)) of this thread's elements; waits for its copies first.
-    __device__ __forceinline__ sh::MaxSum fold() const {
+    __device__ __forceinline__ sh::MaxSum fold() {
         asm volatile("cp.async.wait_all;" : : : "memory");
         float m = sh::neg_inf();
+        float v[W];
 #pragma unroll 1  // a chunk at a time: the stash is there to save registers
-        for (int k = 0; k < CHUNKS; ++k)
+        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+            chunk_floats(buf + at(k), v);
 #pragma unroll
-            for (int j = 0; j < W; ++j) m = fmaxf(m, sh::to_float(buf[W * (k * THREADS + lane) + j]));
+            for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
+        }
         const float base = m == sh::neg_inf() ? 0.0f : m;
         float d = 0.0f;
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS; ++k)
+        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+            chunk_floats(buf + at(k), v);
 #pragma unroll
-            for (int j = 0; j < W; ++j) d += sh::ex2((sh::to_float(buf[W * (k * THREADS + lane) + j]) - base) * sh::LOG2E);
+            for (int j = 0; j < W; ++j) {
+                v[j] = sh::ex2((v[j] - base) * sh::LOG2E);
+                d += v[j];
+            }
+            if constexpr (IN_PLACE) *reinterpret_cast<float4*>(buf + at(k)) = make_float4(v[0], v[1], v[2], v[3]);
+        }
         return {m, d};
     }
 
-    __device__ __forceinline__ void store(T* __restrict__ part, int n, sh::MaxSum all) const {
-        const float inv = __frcp_rn(all.d);
+    // Write y = softmax for the part, given this thread's state and the row's.
+    __device__ __forceinline__ void store(T* __restrict__ part, sh::MaxSum mine, sh::MaxSum all) const {
+        const float scale = IN_PLACE ? sh::tile_scale(mine, all) : __frcp_rn(all.d);
         const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS; ++k) {
-            const int p = W * (k * THREADS + lane);
+        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
             float y[W];
+            chunk_floats(buf + at(k), y);
 #pragma unroll
-            for (int j = 0; j < W; ++j) y[j] = sh::ex2((sh::to_float(buf[p + j]) - all.m) * sh::LOG2E) * inv;
-            sh::store_chunk<T, W>(part, p, y, 0, n, aligned);
+            for (int j = 0; j < W; ++j) y[j] = (IN_PLACE ? y[j] : sh::ex2((y[j] - all.m) * sh::LOG2E)) * scale;
+            sh::store_chunk<T, W>(part, at(k), y, 0, n, aligned);
         }
     }
 };
 
-template <class T, int THREADS, int E, int S = 0>
-__device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
-                                           unsigned* __restrict__ workspace) {
-    using Tile = sh::RowTile<T, THREADS, E>;
-    __shared__ sh::MaxSum scratch[32];
-    __shared__ sh::MaxSum row_state;
-    constexpr int IN_REGISTERS = THREADS * E;
-    __shared__ __align__(16) T stash_buf[S > 0 ? THREADS * S : 1];
-    const int parts = (n_cols + THREADS * (E + S) - 1) / (THREADS * (E + S));
-    const int groups = gridDim.x / parts;
-    const int group = blockIdx.x / parts;
-    const int rank = blockIdx.x % parts;
-    if (group >= groups) return;  // the blocks left over when parts does not divide the grid
-    // Slices of whole chunks, so that an aligned row keeps aligned slices.
-    const int slice = ((n_cols + parts - 1) / parts + Tile::W - 1) / Tile::W * Tile::W;
-    const int start = min(n_cols, rank * slice);
-    const int count = min(n_cols - start, slice);
-    unsigned* arrived = workspace + group;
-    sh::MaxSum* states = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x);
-
+// A block's place in the persistent grid: the blocks of a group (`parts` of them) share a row,
+// and block `rank` holds its elements [start, start + count), a slice of whole chunks so that
+// an aligned row keeps aligned slices.
+struct Group {
+    int parts, group, rank, start, count;
     unsigned round = 0;
-    for (size_t row = group; row < (size_t)n_rows; row += groups, ++round) {
-        const int held = min(count, IN_REGISTERS);  // the rest of the slice goes to the stash
-        const T* in = sh::row_of(x, row, n_cols) + start;
-        Tile tile;
-        tile.load(in, held, threadIdx.x);
-        Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
-        if constexpr (S > 0) stash.load(in + IN_REGISTERS, count - held);
-        const sh::MaxSum mine = tile.fold();
-        sh::MaxSum both = mine;
-        if constexpr (S > 0) both = sh::FastMerge()(mine, stash.fold());
-        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), both, scratch);
-        // Two rounds of slots: a block can be at most one round ahead of its group.
-        sh::MaxSum* slots = states + (round & 1) * gridDim.x + group * parts;
+    unsigned* workspace;
+
+    __device__ __forceinline__ Group(int n_cols, int parts_, int chunk, unsigned* workspace_)
+        : parts(parts_), workspace(workspace_) {
+        group = blockIdx.x / parts;
+        rank = blockIdx.x % parts;
+        const int slice = ((n_cols + parts - 1) / parts + chunk - 1) / chunk * chunk;
+        start = min(n_cols, rank * slice);
+        count = min(n_cols - start, slice);
+    }
+
+    __device__ __forceinline__ int groups() const { return gridDim.x / parts; }
+    // The row's (max, sum) from this block's: the block's state goes to global memory, the group
+    // meets at its arrival counter (release/acquire), and every block merges the parts' states.
+    // Two rounds of slots: a block can be at most one round ahead of its group.
+    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state) {
+        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+        if (parts == 1) return block;  // the row is this block's
+        sh::MaxSum* slots = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x) + (round & 1) * gridDim.x +
+                            group * parts;
         if (threadIdx.x < 32) {
             if (threadIdx.x == 0) {
                 __stcg(&slots[rank].m, block.m);
                 __stcg(&slots[rank].d, block.d);
-                arrive(arrived);  // release: the state is visible before the arrival
+                arrive(workspace + group);  // release: the state is visible before the arrival
                 const unsigned everyone = (round + 1) * parts;
-                while (load_acquire(arrived) < everyone) {
+                while (load_acquire(workspace + group) < everyone) {
                 }
             }
             __syncwarp();
@@ -149,10 +177,39 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
             all = sh::warp_reduce(sh::FastMerge(), all);
             if (threadIdx.x == 0) row_state = all;
         }
+        ++round;
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
-        T* out = sh::row_of(y, row, n_cols) + start;
-        tile.store(out, held, threadIdx.x, mine, row_state);
-        if constexpr (S > 0) stash.store(out + IN_REGISTERS, count - held, row_state);
+        return row_state;
+    }
+};
+
+// One row at a time: E elements per thread in registers and S more in shared memory. The stash
+// part is written first and the next row's copies into the stash (cp.async, no registers) are
+// issued at once, so they are in flight while the register part is written.
+template <class T, int THREADS, int E, int S>
+__device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
+                                           unsigned* __restrict__ workspace, int parts) {
+    using Tile = sh::RowTile<T, THREADS, E>;
+    __shared__ sh::MaxSum scratch[32];
+    __shared__ sh::MaxSum row_state;
+    __shared__ __align__(16) T stash_buf[THREADS * S];
+    constexpr int IN_REGISTERS = THREADS * E;
+    Group g(n_cols, parts, Tile::W, workspace);
+    const int held = min(g.count, IN_REGISTERS);  // the rest of the slice goes to the stash
+    const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
+    Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
+    if (g.group < n_rows) stash.load(in(g.group) + IN_REGISTERS, g.count - held);
+    for (size_t row = g.group; row < (size_t)n_rows; row += g.groups()) {
+        Tile tile;
+        tile.load(in(row), held, threadIdx.x);
+        const sh::MaxSum mine = tile.fold();
+        const sh::MaxSum stashed = stash.fold();
+        const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state);
+        T* out = sh::row_of(y, row, n_cols) + g.start;
+        stash.store(out + IN_REGISTERS, stashed, all);
+        const size_t next = row + g.groups();
+        if (next < (size_t)n_rows) stash.load(in(next) + IN_REGISTERS, g.count - held);
+        tile.store(out, held, threadIdx.x, mine, all);
     }
 }
 
@@ -160,14 +217,13 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
 
 #define SPLIT_KERNEL(NAME, T, THREADS, BLOCKS, E, S)                                                     \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
-        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace) { \
-        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace);                                   \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
+             int parts) {                                                                                 \
+        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts);                            \
     }
 
-SPLIT_KERNEL(split_row_f32, float, 256, 4, 32, 0)
-SPLIT_KERNEL(split_row_f16, sh::half_t, 256, 4, 48, 0)
-SPLIT_KERNEL(split_row_bf16, sh::bf16_t, 256, 4, 48, 0)
 // 176 bytes of shared memory per thread: 44 KB per block, 4 blocks in 176 of an SM's 228 KB.
 SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
 SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
 SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
+

@@ -13,12 +13,13 @@ Fields (``key=value``, values may be quoted):
                 ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row) or
                 ``split-row`` (a persistent, cooperatively launched grid of ``blocks_per_sm`` blocks per
                 multiprocessor; groups of blocks share a row and meet at a barrier in global memory;
-                the kernel takes a fifth argument, a zeroed workspace of 5 * gridDim.x 32-bit words)
+                the kernel takes two more arguments, a zeroed workspace of 5 * gridDim.x 32-bit
+                words and the blocks per row, which divides gridDim.x)
 ``threads``     threads per block: a multiple of 32, at most 1024
 ``lanes``       threads that share one row (``group-per-row`` and ``grid-stride``; others derive it)
 ``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` and ``split-row`` (default 4)
 ``cluster``     blocks per row for ``cluster-per-row`` (the kernel's ``__cluster_dims__``)
-``tile``        elements one block holds (``split-row``: a row takes ceil(C / tile) blocks)
+``tile``        elements one block holds (``split-row``: a row takes at least ceil(C / tile) blocks)
 ``min_sm``      lowest compute capability, as 80, 90, ... (default 0: any)
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)

@@ -24,6 +24,20 @@ def multiprocessor_count(device_id: int) -> int:
     return cupy.cuda.Device(device_id).attributes["MultiProcessorCount"]
 
 
+def split_plan(n_rows: int, n_cols: int, tile: int, blocks: int, threads: int, chunk: int) -> tuple[int, int]:
+    """(groups, parts) for a split-row launch: as many rows at a time as ``blocks`` resident
+    blocks of ``tile`` elements hold (ceil(n_cols / tile) blocks a row), and the blocks left
+    over spread over those rows rather than idle (down to one ``chunk`` a thread). Fewer rows at
+    a time over more blocks would take more rounds, and every round costs a barrier: measured
+    far slower (reports/measurements/plan_ab.json)."""
+    least = -(-n_cols // tile)
+    if least > blocks:
+        raise ValueError(f"rows of {n_cols} columns need {least} resident blocks of {tile} elements; "
+                         f"this device holds {blocks}")
+    groups = min(n_rows, blocks // least)
+    return groups, max(least, min(blocks // groups, -(-n_cols // (threads * chunk))))
+
+
 @functools.cache
 def compute_capability(device_id: int) -> int:
     import cupy
@@ -140,9 +154,10 @@ class Variant:
         return out
 
     def _launch_split(self, function, grid, block, args):
-        """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace.
-        The grid is ``blocks_per_sm`` per multiprocessor, or fewer if fewer fit (the occupancy
-        API decides: a profiler or sanitizer may take registers)."""
+        """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace
+        and the blocks per row (``split_plan``) over at most ``blocks_per_sm`` blocks per
+        multiprocessor, or fewer if fewer fit (the occupancy API decides: a profiler or sanitizer
+        may take registers)."""
         import cupy
 
         kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
@@ -151,10 +166,11 @@ class Variant:
             per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], 0)
             self._resident[device] = per_sm * multiprocessor_count(device)
         blocks = min(grid[0], self._resident[device])
-        n_cols, per_block = int(args[3]), self.spec.tile
-        parts = -(-n_cols // per_block)
-        if parts > blocks:
-            raise self._error(ValueError, f"rows of {n_cols} columns need {parts} resident blocks "
-                              f"of {per_block} elements; this device holds {blocks}")
-        workspace = cupy.zeros(5 * blocks, dtype=cupy.uint32)
-        kernel((blocks,), block, (*args, workspace), shared_mem=0, enable_cooperative_groups=True)
+        chunk = 16 // args[0].dtype.itemsize
+        try:
+            groups, parts = split_plan(int(args[2]), int(args[3]), self.spec.tile, blocks, block[0], chunk)
+        except ValueError as exc:
+            raise self._error(ValueError, str(exc)) from None
+        workspace = cupy.zeros(5 * groups * parts, dtype=cupy.uint32)
+        kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=0,
+               enable_cooperative_groups=True)

@@ -50,12 +50,24 @@ def test_masked_rows_at_awkward_lengths(variant, n_cols, offset):
 def test_lengths_around_the_variant_edges(variant):
     spec = variant.spec
     edges = {spec.threads - 1, spec.threads, spec.threads + 1, 4 * spec.threads + 3}
-    if spec.tile:  # split-row: a row over one, two and four blocks
+    if spec.tile:  # split-row: a row over one, two and four blocks (with many rows) or the whole grid
         edges |= {spec.tile - 1, spec.tile, spec.tile + 1, 3 * spec.tile + 5}
     if spec.max_cols:
         edges |= {spec.max_cols - 1, spec.max_cols}
     for n_cols in sorted(e for e in edges if e >= 1 and variant.supports(e)):
         holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
+
+
+def test_split_row_slices_filled_to_the_tile(split_variant):
+    """With more rows than resident blocks, the split-row plan gives each row the fewest blocks,
+    so slices fill the registers and the shared-memory stash; the rows left over after whole
+    rounds go over the grid in smaller slices."""
+    from softmax_harness.variant import multiprocessor_count
+
+    spec = split_variant.spec
+    n_rows = spec.blocks_per_sm * multiprocessor_count(0) + 5
+    for n_cols in (spec.tile, spec.tile + 1, 2 * spec.tile):
+        holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])

@@ -111,3 +111,44 @@ def test_dispatch_names_what_it_cannot_do():
         dispatch.choose(3_000_000, dtype="float16")
     with pytest.raises(TypeError, match="dtype int32 is not supported"):
         dispatch.choose(100, dtype="int32")
+
+
+@pytest.mark.parametrize("n_rows", [1, 3, 7, 100, 256, 4096, 100_000])
+@pytest.mark.parametrize("n_cols", [1, 100, 19456, 19457, 65536, 131072, 2**20, 2**21])
+def test_split_plan_fits_the_grid_and_the_tile(n_rows, n_cols):
+    from softmax_harness.variant import split_plan
+
+    tile, blocks, threads, chunk = 19456, 528, 256, 4
+    groups, parts = split_plan(n_rows, n_cols, tile, blocks, threads, chunk)
+    per_part = -(-n_cols // parts)
+    slice_ = -(-per_part // chunk) * chunk  # the kernel's slice: whole chunks
+    assert 1 <= groups <= n_rows and groups * parts <= blocks
+    assert slice_ <= tile, "a block holds no more than its tile"
+    rounds = -(-n_rows // groups)
+    fewest = -(-n_rows * n_cols // blocks)  # elements a block holds if rows divided perfectly
+    # No plan with as many blocks and as few parts does better than the ideal by more than a
+    # round's quantisation: the plan is never worse than filling the grid at the fewest parts.
+    least = -(-n_cols // tile)
+    naive = -(-n_rows // min(n_rows, blocks // least)) * -(-n_cols // least)
+    assert rounds * -(-n_cols // parts) <= naive
+    assert rounds * -(-n_cols // parts) >= fewest
+
+
+def test_split_plan_uses_the_blocks_left_over():
+    from softmax_harness.variant import split_plan
+
+    # 2^20 fp32 columns need 54 blocks of 19456: 9 rows at a time on 54 blocks each would idle
+    # 42 of 528 blocks, on 58 blocks each 6; 2^21 columns: 4 rows on 108 blocks would idle 96.
+    assert split_plan(256, 2**20, 19456, 528, 256, 4) == (9, 58)
+    assert split_plan(128, 2**21, 19456, 528, 256, 4) == (4, 132)
+    assert split_plan(4096, 65536, 19456, 528, 256, 4) == (132, 4)
+    # Few rows: spread over the grid, down to one 16-byte chunk a thread.
+    assert split_plan(2, 65536, 19456, 528, 256, 4) == (2, 64)
+
+
+def test_split_plan_names_a_row_too_long_for_the_device():
+    from softmax_harness.variant import split_plan
+
+    with pytest.raises(ValueError, match="rows of 2097152 columns need 108 resident blocks of 19456 "
+                                         "elements; this device holds 100"):
+        split_plan(1, 2**21, 19456, 100, 256, 4)
