@@ -1,10 +1,11 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
-the row up to C = 32768 (fp32, fp16 and bf16 alike); for 16-bit rows up to 65536 a one-pass
-kernel over a cluster of two blocks (sm_90; reports/measurements/cluster_ab.json); then the
-split-row kernel (a row over a group of co-resident blocks, every element read once, part of
-each slice in shared memory) up to 2**21; then, for fp32, the fastest two-pass kernel. A row
+the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
+group of co-resident blocks, every element read once, part of each slice in shared memory) up
+to 2**21; then, for fp32, the fastest two-pass kernel. (The 16-bit cluster kernels beat the
+split-row kernel only from C ~ 63488 to 65536, by 0.02-0.03 of copy, and lose by up to 0.18
+below: reports/measurements/cluster_crossover_*.json.) A row
 length picks the first entry whose limit admits it and whose kernel runs on the device.
 """
 
@@ -21,10 +22,8 @@ _HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 TABLE = {
     "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_smem_f32"),
                 (None, "safe_block_vec4_1024")),
-    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (65536, "onepass_cluster_f16_c65536"),
-                (2**21, "split_row_smem_f16")),
-    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (65536, "onepass_cluster_bf16_c65536"),
-                 (2**21, "split_row_smem_bf16")),
+    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_smem_f16")),
+    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_smem_bf16")),
 }
 
 
