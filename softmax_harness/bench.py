@@ -128,6 +128,8 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 try:
                     fn = softmax_harness.variant(name, root)
                 except KeyError:  # not staged: the verified one
+                    if root is None:
+                        raise
                     fn = softmax_harness.variant(name)
                 if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
                     continue

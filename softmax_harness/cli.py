@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--json", help="also write the rows to this file")
     measure.add_argument("--root", type=Path, default=None,
-                         help="take the variants from this folder instead of kernels/ (e.g. staging/kernels)")
+                         help="look the variants up here first, then in kernels/ (e.g. staging/kernels)")
     measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
     return args.run(args)

@@ -3,10 +3,12 @@
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
-to 2**21; then, for fp32, the fastest two-pass kernel. (The 16-bit cluster kernels beat the
-split-row kernel only from C ~ 63488 to 65536, by 0.02-0.03 of copy, and lose by up to 0.18
-below: reports/measurements/cluster_crossover_*.json.) A row
-length picks the first entry whose limit admits it and whose kernel runs on the device.
+to 2**21; then, for fp32, the fastest two-pass kernel. A row length picks the first entry whose
+limit admits it and whose kernel runs on the device.
+
+The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
+65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
+(reports/measurements/cluster_crossover_*.json).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ def split_plan(n_rows: int, n_cols: int, tile: int, blocks: int, threads: int, c
     blocks of ``tile`` elements hold (ceil(n_cols / tile) blocks a row), and the blocks left
     over spread over those rows rather than idle (down to one ``chunk`` a thread). Fewer rows at
     a time over more blocks would take more rounds, and every round costs a barrier: measured
-    far slower (reports/measurements/plan_ab.json)."""
+    far slower (reports/measurements/plan_cost_model_ab.json)."""
     least = -(-n_cols // tile)
     if least > blocks:
         raise ValueError(f"rows of {n_cols} columns need {least} resident blocks of {tile} elements; "

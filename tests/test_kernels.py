@@ -60,8 +60,8 @@ def test_lengths_around_the_variant_edges(variant):
 
 def test_split_row_slices_filled_to_the_tile(split_variant):
     """With more rows than resident blocks, the split-row plan gives each row the fewest blocks,
-    so slices fill the registers and the shared-memory stash; the rows left over after whole
-    rounds go over the grid in smaller slices."""
+    so slices fill the registers and the shared-memory stash, over a full round and a last
+    round of five rows."""
     from softmax_harness.variant import multiprocessor_count
 
     spec = split_variant.spec

@@ -45,12 +45,10 @@ class TestBadInputOnTheGPU:
 
     @pytest.mark.parametrize("shape", [(8,), (2, 2, 8)])
     def test_wrong_ndim(self, variant, shape):
-
         with pytest.raises(ValueError, match=rf"{variant.name}.*ndim={len(shape)}"):
             variant(ones(variant, shape))
 
     def test_non_contiguous(self, variant):
-
         with pytest.raises(ValueError, match=rf"{variant.name}.*not C-contiguous"):
             variant(ones(variant, (4, 16))[:, ::2])
 
@@ -64,7 +62,6 @@ class TestBadInputOnTheGPU:
             variant(x, out=x)
 
     def test_too_long_rows(self, variant):
-
         if variant.max_cols is None:
             pytest.skip("no row-length limit")
         with pytest.raises(ValueError, match=rf"{variant.name}.*max_cols={variant.max_cols}"):
@@ -72,7 +69,6 @@ class TestBadInputOnTheGPU:
 
     @pytest.mark.parametrize("shape", [(0, 16), (0, 0), (3, 0)])
     def test_empty(self, variant, shape):
-
         y = variant(ones(variant, shape))
         assert y.shape == shape
 
@@ -124,14 +120,11 @@ def test_split_plan_fits_the_grid_and_the_tile(n_rows, n_cols):
     slice_ = -(-per_part // chunk) * chunk  # the kernel's slice: whole chunks
     assert 1 <= groups <= n_rows and groups * parts <= blocks
     assert slice_ <= tile, "a block holds no more than its tile"
-    rounds = -(-n_rows // groups)
-    fewest = -(-n_rows * n_cols // blocks)  # elements a block holds if rows divided perfectly
-    # No plan with as many blocks and as few parts does better than the ideal by more than a
-    # round's quantisation: the plan is never worse than filling the grid at the fewest parts.
+    # Rounds times elements a block holds: never more than with the fewest blocks a row (the
+    # left-over blocks only ever take work off the others).
     least = -(-n_cols // tile)
-    naive = -(-n_rows // min(n_rows, blocks // least)) * -(-n_cols // least)
-    assert rounds * -(-n_cols // parts) <= naive
-    assert rounds * -(-n_cols // parts) >= fewest
+    fewest_parts = -(-n_rows // min(n_rows, blocks // least)) * -(-n_cols // least)
+    assert -(-n_rows // groups) * per_part <= fewest_parts
 
 
 def test_split_plan_uses_the_blocks_left_over():
