@@ -1,6 +1,6 @@
 // One-pass softmax for rows longer than a block can hold: a row is split over a
-// group of PARTS co-resident blocks (at least ceil(C / (THREADS * (E + S)))), each holding
-// its slice on the chip, so every input element is read once and written once.
+// group of PARTS co-resident blocks (at least ceil(C / tile)), each holding its slice on
+// the chip, so every input element is read once and written once.
 // Each block folds its slice into a (max, sum) state and publishes it in global
 // memory; the group meets at a barrier (an arrival counter per group), every block
 // merges the PARTS states and writes its slice from the chip. The grid is
@@ -15,12 +15,15 @@
 // block holds part of a row, and no slice exceeds the tile.
 //
 // Each block holds E elements a thread in registers and S more in shared memory (copied in
-// with cp.async beside the registers' loads), so that more rows fit on the chip; the
+// with cp.async beside the registers' loads), so that more rows fit on the chip. A slice
+// that starts misaligned (as most do in a row of odd length) fills the registers' tile with
+// its shift and the stash from the next 16-byte boundary, so both still move in vectors; the
+// tile, THREADS * (E + S) less a 16-byte chunk, leaves room for that shift. The
 // registers-only version measured slower at every C from 65536 to 2^21 in all three types
 // (reports/measurements/split_vs_smem.json, stash_vector_loads.json).
-// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19456 max_cols=2097152 fast_math=true
-// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34816 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19452 max_cols=2097152 fast_math=true
+// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34808 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34808 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
 
 namespace {
@@ -193,23 +196,31 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
     __shared__ __align__(16) T stash_buf[THREADS * S];
-    constexpr int IN_REGISTERS = THREADS * E;
     Group g(n_cols, parts, Tile::W, workspace);
-    const int held = min(g.count, IN_REGISTERS);  // the rest of the slice goes to the stash
     const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
+    // The registers take a row's slice up to the 16-byte boundary that ends their tile
+    // (THREADS * E less the slice's shift), so its stash part always starts aligned.
+    const auto held = [&](size_t row) {
+        return min(g.count, Tile::CAPACITY - sh::shift_of<T, Tile::W>(in(row)));
+    };
     Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
-    if (g.group < n_rows) stash.load(in(g.group) + IN_REGISTERS, g.count - held);
+    int h = g.group < n_rows ? held(g.group) : 0;
+    if (g.group < n_rows) stash.load(in(g.group) + h, g.count - h);
     for (size_t row = g.group; row < (size_t)n_rows; row += g.groups()) {
         Tile tile;
-        tile.load(in(row), held, threadIdx.x);
+        tile.load(in(row), h, threadIdx.x);
         const sh::MaxSum mine = tile.fold();
         const sh::MaxSum stashed = stash.fold();
         const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state);
         T* out = sh::row_of(y, row, n_cols) + g.start;
-        stash.store(out + IN_REGISTERS, stashed, all);
+        stash.store(out + h, stashed, all);
+        const int here = h;
         const size_t next = row + g.groups();
-        if (next < (size_t)n_rows) stash.load(in(next) + IN_REGISTERS, g.count - held);
-        tile.store(out, held, threadIdx.x, mine, all);
+        if (next < (size_t)n_rows) {
+            h = held(next);
+            stash.load(in(next) + h, g.count - h);
+        }
+        tile.store(out, here, threadIdx.x, mine, all);
     }
 }
 

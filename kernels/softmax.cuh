@@ -295,6 +295,12 @@ __device__ __forceinline__ void store_chunk(T* base, int p, const float (&y)[W],
     }
 }
 
+// How many elements p lies past the last W-element (vector) boundary.
+template <class T, int W>
+__device__ __forceinline__ int shift_of(const T* p) {
+    return static_cast<int>((reinterpret_cast<size_t>(p) / sizeof(T)) % W);
+}
+
 // Bit patterns of -inf, for masked-out elements of a raw 16-bit tile.
 __device__ __forceinline__ unsigned short neg_inf_bits(half_t) { return 0xfc00u; }
 __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u; }
@@ -306,7 +312,9 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // a misaligned row still moves in whole aligned vectors, and only the segments at its two
 // ends, which are partly outside the row, go element by element (nothing outside the row
 // is read or written; positions outside it count as -inf). A row that does not fit the
-// tile with its shift goes element by element.
+// tile with its shift (a misaligned row within W - 1 elements of the capacity) goes element
+// by element, and so do the stores of an output row that is misaligned differently from its
+// input row.
 //
 // float rows keep their values as float; fold() turns them into exp(x - m_t) in place,
 // and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
@@ -347,7 +355,7 @@ struct RowTile {
     }
 
     __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
-        const int s = static_cast<int>((reinterpret_cast<size_t>(row) / sizeof(T)) % W);
+        const int s = shift_of<T, W>(row);
         shift = s + n <= CAPACITY ? s : -1;
         const int first = shift < 0 ? 0 : shift;  // tile position of element 0
         const T* base = row - first;
@@ -409,12 +417,13 @@ struct RowTile {
         // float: e_i * exp(m_t - m) / d; 16-bit: exp(x_i - m) * (1 / d).
         const float scale = WIDE ? tile_scale(mine, all) : __frcp_rn(all.d);
         const int first = shift < 0 ? 0 : shift;
+        const bool vectors = shift >= 0 && shift_of<T, W>(row) == shift;  // y as misaligned as x
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             float y[W];
 #pragma unroll
             for (int j = 0; j < W; ++j) y[j] = out(W * k + j, scale, all.m);
-            store_chunk<T, W>(row - first, W * (k * LANES + lane), y, first, first + n, shift >= 0);
+            store_chunk<T, W>(row - first, W * (k * LANES + lane), y, first, first + n, vectors);
         }
     }
 };

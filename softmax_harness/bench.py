@@ -16,8 +16,8 @@ from __future__ import annotations
 import functools
 
 #: Row lengths and element types of the sweep; N is chosen so that each input is about
-#: ``BYTES`` bytes.
-SWEEP_COLS = (32, 128, 500, 1024, 2048, 4096, 8192, 16384, 32768, 131072, 1048576)
+#: ``BYTES`` bytes. 65535 is there for rows of odd length (most of them start misaligned).
+SWEEP_COLS = (32, 128, 500, 1024, 2048, 4096, 8192, 16384, 32768, 65535, 131072, 1048576)
 SWEEP_DTYPES = ("float32", "float16", "bfloat16")
 BYTES = 2**30
 
@@ -121,7 +121,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
         for name in kernels:
             if name == "softmax":
                 fn = softmax_harness.softmax
-                row["dispatched"] = softmax_harness.dispatch.choose(n_cols, x.device.id, dtype).name
+                row["dispatched"] = softmax_harness.dispatch.chosen_for(x).name
             elif name == "torch":
                 fn = torch_softmax()
             else:

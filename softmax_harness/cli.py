@@ -1,7 +1,7 @@
 """Command line: list kernels, reproduce a failure, and (with a GPU) benchmark reports.
 
     softmax-harness list
-    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K]
+    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K]
     softmax-harness report [RUN.json] [--out reports/]
     softmax-harness measure KERNEL... --cols C... [--dtype float16] [--json FILE]   (GPU)
 """
@@ -41,11 +41,12 @@ def _repro(args) -> int:
         fields = json.loads(args.recipe)
         fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
         recipe = BatchRecipe(**fields)
-        x, offset = build_batch(recipe), recipe.offset
+        x, offset, out_offset = build_batch(recipe), recipe.offset, recipe.out_offset
     else:
-        recipe, x, offset = None, np.load(args.npy), args.offset
-    report = check(Subject.of(variant), x, offset=offset, recipe=recipe)
-    print(f"{variant.name}: {x.shape[0]}x{x.shape[1]} batch, offset {offset}: "
+        recipe, x, offset, out_offset = None, np.load(args.npy), args.offset, args.out_offset
+    report = check(Subject.of(variant), x, offset=offset, out_offset=out_offset, recipe=recipe)
+    offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}")
+    print(f"{variant.name}: {x.shape[0]}x{x.shape[1]} batch, {offsets}: "
           f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
     for message in report.failures.values():
         print("\n" + message)
@@ -77,6 +78,8 @@ def main(argv=None) -> int:
     source.add_argument("--recipe", help="a BatchRecipe as JSON (failure messages print it)")
     source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
     repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
+    repro.add_argument("--out-offset", type=int, default=None,
+                       help="the output's misalignment, if not the input's (with --npy)")
     repro.set_defaults(run=_repro)
     add_report(sub)
     measure = sub.add_parser("measure", help="fraction of copy bandwidth of kernels at given row "

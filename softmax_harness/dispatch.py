@@ -4,7 +4,12 @@ The table follows the benchmark (reports/bench.md): one-pass register kernels si
 the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
 to 2**21; then, for fp32, the fastest two-pass kernel. A row length picks the first entry whose
-limit admits it and whose kernel runs on the device.
+limit admits it and whose kernel runs on the device. A register tile holds a misaligned row
+shifted to whole 16-byte vectors, so when rows may start misaligned (C elements are not a whole
+number of 16-byte chunks, or the input is offset), a one-pass entry admits rows up to its limit
+less one chunk: at C = 32767, the fp16 one-pass kernel for 32768 goes element by element
+(0.24 of copy, reports/measurements/row_head_ab.jsonl) where the split-row kernel reaches about
+0.8 (odd_lengths_dispatch.json there).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -36,13 +41,17 @@ def _by_name():
     return {v.name: v for v in variants()}
 
 
-def choose(n_cols: int, device_id: int | None = None, dtype="float32"):
-    """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``)."""
-    entries = TABLE.get(dtypes.of(dtype).name, ())
+def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):
+    """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
+    ``aligned``: every row starts at a 16-byte boundary."""
+    fmt = dtypes.of(dtype)
+    entries = TABLE.get(fmt.name, ())
     table = _by_name()
+    slack = 0 if aligned else 16 * 8 // fmt.bits - 1  # room for a misaligned row's shift
     for limit, name in entries:
         v = table[name]
-        if (limit is None or n_cols <= limit) and (device_id is None or v.runs_here(device_id)):
+        room = limit if limit is None or v.spec.geometry == "split-row" else limit - slack
+        if (room is None or n_cols <= room) and (device_id is None or v.runs_here(device_id)):
             return v
     longest = f"the longest supported: {entries[-1][0]}" if entries else "none for this element type yet"
     raise LookupError(f"no {dtypes.name_of(dtype)} softmax variant for rows of {n_cols} columns ({longest})")
@@ -51,9 +60,20 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32"):
 def softmax(x, out=None):
     """Softmax over the last axis of a CuPy (N, C) array of float32, float16 or bfloat16, by the
     fastest variant for C and the element type."""
-    n_cols = x.shape[-1] if getattr(x, "ndim", 0) >= 1 else 0
-    device = getattr(getattr(x, "device", None), "id", None)
+    return chosen_for(x)(x, out=out)
+
+
+def chosen_for(x):
+    """The variant that ``softmax(x)`` runs."""
     dtype = getattr(x, "dtype", None)
     if dtype is None:
         raise TypeError(f"softmax: expected a cupy.ndarray, got {type(x).__name__}")
-    return choose(n_cols, device, dtype)(x, out=out)
+    n_cols = x.shape[-1] if x.ndim >= 1 else 0
+    device = getattr(getattr(x, "device", None), "id", None)
+    return choose(n_cols, device, dtype, aligned=rows_aligned(x))
+
+
+def rows_aligned(x) -> bool:
+    """Whether every row of ``x`` (an array with ``.data.ptr``) starts at a 16-byte boundary."""
+    ptr = getattr(getattr(x, "data", None), "ptr", 0)
+    return ptr % 16 == 0 and (x.shape[-1] * x.dtype.itemsize if x.ndim else 0) % 16 == 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, Phase, given, settings
 
 from . import profiles  # noqa: F401  (the child process needs the same ci profile)
-from .properties import Subject, check
-from .strategies import batches, build_batch, lengths
+from .properties import Subject, check_recipe
+from .strategies import batches, lengths
 
 
 def hunt(name: str, profile: str = "ci") -> dict:
@@ -27,8 +27,7 @@ def hunt(name: str, profile: str = "ci") -> dict:
     @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads)))
     def search(recipe):
         tried.append(recipe)
-        report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
-                       properties=(prop,))
+        report = check_recipe(subject, recipe, properties=(prop,))
         caught.extend(report.failures.items())
         report.raise_if_failed()
 

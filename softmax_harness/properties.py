@@ -99,6 +99,7 @@ class Report:
     subject: str
     shape: tuple[int, int]
     offset: int
+    out_offset: int | None = None  # None: as misaligned as the input
     max_ulps: float = 0.0
     max_bound_ratio: float = 0.0  # largest |y - ref| / bound; <= 1 passes
     seconds: float = 0.0
@@ -119,34 +120,36 @@ def _bits(xp, a):
 
 
 class _Buffers:
-    """Guarded, poisoned device buffers for one launch at a given misalignment."""
+    """Guarded, poisoned device buffers for one launch, the input and the output each at its
+    misalignment (in elements) from the allocation's alignment."""
 
-    def __init__(self, xp, x_host: np.ndarray, offset: int):
+    def __init__(self, xp, x_host: np.ndarray, offsets: tuple[int, int]):
         n = x_host.size
         fmt = dtypes.of(x_host.dtype)
-        self.xp, self.shape, self.offset, self.n = xp, x_host.shape, offset, n
+        self.xp, self.shape, self.offsets, self.n = xp, x_host.shape, offsets, n
         self.poison = fmt.uint(fmt.poison)
-        src = np.full(2 * GUARD + offset + n, fmt.guard, x_host.dtype)
-        src[GUARD + offset:GUARD + offset + n] = x_host.ravel()
+        src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, x_host.dtype)
+        src[GUARD + offsets[0]:GUARD + offsets[0] + n] = x_host.ravel()
         self.src = xp.asarray(src)
         self.src_bits = _bits(xp, self.src.copy())
-        self.dst = xp.full(2 * GUARD + offset + n, self.poison, dtype=fmt.uint).view(x_host.dtype)
+        self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(x_host.dtype)
 
-    def view(self, buf):
-        start = GUARD + self.offset
+    def view(self, buf, offset):
+        start = GUARD + offset
         return buf[start:start + self.n].reshape(self.shape)
 
     @property
     def x(self):
-        return self.view(self.src)
+        return self.view(self.src, self.offsets[0])
 
     @property
     def y(self):
-        return self.view(self.dst)
+        return self.view(self.dst, self.offsets[1])
 
     def guards_intact(self):
         xp, bits = self.xp, _bits(self.xp, self.dst)
-        start, stop = GUARD + self.offset, GUARD + self.offset + self.n
+        start = GUARD + self.offsets[1]
+        stop = start + self.n
         return bool(xp.all(bits[:start] == self.poison)) and bool(xp.all(bits[stop:] == self.poison))
 
 
@@ -155,8 +158,8 @@ def _as64(xp, a):
         return a.astype(xp.float64)
 
 
-def _run(subject: Subject, x_host: np.ndarray, offset: int) -> _Buffers:
-    buffers = _Buffers(subject.xp, x_host, offset)
+def _run(subject: Subject, x_host: np.ndarray, offsets: tuple[int, int]) -> _Buffers:
+    buffers = _Buffers(subject.xp, x_host, offsets)
     subject.fn(buffers.x, buffers.y)
     if subject.xp is not np:
         subject.xp.cuda.get_current_stream().synchronize()
@@ -190,7 +193,7 @@ def _first(xp, mask):
     return divmod(flat, mask.shape[1])
 
 
-def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offset: int) -> str:
+def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offsets: tuple[int, int]) -> str:
     name = subject.repro or subject.name
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
@@ -198,7 +201,8 @@ def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offset: int) -> st
     with tempfile.NamedTemporaryFile(prefix="softmax-input-", suffix=".npy", delete=False) as handle:
         np.save(handle, x_host.astype(np.float32))  # exact; repro casts back to the kernel's type
         path = handle.name
-    return f"python -m softmax_harness repro {name} --npy {path} --offset {offset}"
+    out = f" --out-offset {offsets[1]}" if offsets[1] != offsets[0] else ""
+    return f"python -m softmax_harness repro {name} --npy {path} --offset {offsets[0]}{out}"
 
 
 def _quantised(x: np.ndarray, fmt) -> np.ndarray:
@@ -216,16 +220,18 @@ def _as_format(x: np.ndarray, fmt) -> np.ndarray:
         return np.ascontiguousarray(np.asarray(x).astype(fmt.numpy()))
 
 
-def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
-          properties=PROPERTIES) -> Report:
+def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, out_offset: int | None = None,
+          recipe=None, properties=PROPERTIES) -> Report:
     """Launch ``subject`` on ``x_host`` ((N, C), cast to the subject's dtype) and evaluate
-    ``properties``."""
+    ``properties``. The input starts ``offset`` elements past an aligned address, the output
+    ``out_offset`` (default: ``offset``)."""
     started = time.perf_counter()
     xp = subject.xp
     fmt = dtypes.of(subject.dtype)
     x_host = _as_format(x_host, fmt)
     n_rows, n_cols = x_host.shape
-    report = Report(subject.name, (n_rows, n_cols), offset)
+    report = Report(subject.name, (n_rows, n_cols), offset, out_offset)
+    offsets = (offset, offset if out_offset is None else out_offset)
     failures = report.failures
     repro = None  # written (with a saved input, where needed) only when something fails
 
@@ -234,14 +240,14 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
         if (prop not in properties and prop != "launch") or prop in failures:
             return
         if repro is None:
-            repro = _repro_line(subject, x_host, recipe, offset)
+            repro = _repro_line(subject, x_host, recipe, offsets)
         if where is None:
             failures[prop] = f"{prop} failed for {subject.name}: {message}\n  reproduce: {repro}"
         else:
             failures[prop] = _describe(subject, x, y, ref, bound, *where, repro, prop, message)
 
     try:
-        first = _run(subject, x_host, offset)
+        first = _run(subject, x_host, offsets)
     except Exception as exc:  # a launch error fails the check whatever was asked
         fail("launch", message=f"the kernel raised {type(exc).__name__}: {exc}")
         report.seconds = time.perf_counter() - started
@@ -266,7 +272,7 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
             fail("all_written", where, "the output still holds the poison pattern", **ctx)
         if not first.guards_intact():
             fail("no_write_outside", message=f"a guard zone of {GUARD} elements around the "
-                 f"output was written (offset {offset})")
+                 f"output was written (offsets {offsets})")
         if not bool(xp.all(_bits(xp, first.src) == first.src_bits)):
             fail("input_unchanged", message="the input or its guard zone changed during the launch")
 
@@ -317,18 +323,27 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, recipe=None,
                 fail("order_preserved", (r, c), f"x[{r}, {c}] > x[{r}, {int(order[r, k])}] but its "
                      f"output is smaller", **ctx)
 
-        _repeat_checks(subject, x_host, x32, offset, first, fail, properties, fmt)
+        _repeat_checks(subject, x_host, x32, offsets, first, fail, properties, fmt)
     report.seconds = time.perf_counter() - started
     _tally(report)
     return report
 
 
-def _repeat_checks(subject, x_host, x32, offset, first, fail, properties, fmt):
+def check_recipe(subject: Subject, recipe, **kwargs) -> Report:
+    """:func:`check` on the batch that a :class:`~softmax_harness.strategies.BatchRecipe`
+    describes, at its misalignments (its repro line names the recipe)."""
+    from .strategies import build_batch
+
+    return check(subject, build_batch(recipe), offset=recipe.offset, out_offset=recipe.out_offset,
+                 recipe=recipe, **kwargs)
+
+
+def _repeat_checks(subject, x_host, x32, offsets, first, fail, properties, fmt):
     """The properties that need more launches: determinism, row independence, shift."""
     xp = subject.xp
     y_bits = _bits(xp, first.y)
     if "deterministic" in properties:
-        again = _run(subject, x_host, offset)
+        again = _run(subject, x_host, offsets)
         where = _first(xp, _bits(xp, again.y) != y_bits)
         if where:
             fail("deterministic", where, "a second launch on the same input gave other bits",
@@ -344,7 +359,7 @@ def _repeat_checks(subject, x_host, x32, offset, first, fail, properties, fmt):
         lift = np.float32(min(2.0 * float(np.abs(finite).max()) + 1.0, top)) if finite.size else 1.0
         with np.errstate(over="ignore"):
             changed[k] = np.where(np.isfinite(changed[k]), changed[k][::-1] / 2 + lift, changed[k])
-        other = _run(subject, _as_format(changed, fmt), offset)
+        other = _run(subject, _as_format(changed, fmt), offsets)
         keep = xp.ones(n_rows, dtype=bool)
         keep[k] = False
         where = _first(xp, (_bits(xp, other.y) != y_bits) & keep[:, None])
@@ -355,8 +370,8 @@ def _repeat_checks(subject, x_host, x32, offset, first, fail, properties, fmt):
         base = _quantised(x32, fmt)
         with np.errstate(invalid="ignore", over="ignore"):
             shifted = (base + np.float32(fmt.shift)).astype(np.float32)
-        y0 = _as64(xp, _run(subject, _as_format(base, fmt), offset).y)
-        y1 = _as64(xp, _run(subject, _as_format(shifted, fmt), offset).y)
+        y0 = _as64(xp, _run(subject, _as_format(base, fmt), offsets).y)
+        y1 = _as64(xp, _run(subject, _as_format(shifted, fmt), offsets).y)
         base_dev = xp.asarray(base)
         b0 = bounds.element_bound(base_dev, reference_softmax(base_dev, subject.convention),
                                   lanes=subject.lanes, algorithm=subject.algorithm,

@@ -63,12 +63,14 @@ class RowRecipe:
 @dataclass(frozen=True)
 class BatchRecipe:
     """A 2-d batch: ``n_rows`` rows of ``n_cols``, cycling through ``rows``; ``offset``
-    is the misalignment (in elements) of the input and output base pointers."""
+    is the misalignment (in elements) of the input base pointer, ``out_offset`` that of the
+    output (None: the same as the input's)."""
 
     n_cols: int
     rows: tuple[RowRecipe, ...] = (RowRecipe(),)
     n_rows: int = 0       # 0: one row per recipe
     offset: int = 0
+    out_offset: int | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -177,14 +179,19 @@ def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):
 def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: int = 2**22,
             aligned_only: bool = False):
     """Batches mixing many row recipes of one length, with the row count sometimes far
-    larger (multi-row and grid-stride paths) and base pointers sometimes misaligned."""
+    larger (multi-row and grid-stride paths) and base pointers sometimes misaligned, the
+    output sometimes differently from the input."""
     n_cols = draw(lens if lens is not None else lengths())
     kinds = draw(st.lists(rows if rows is not None else row_recipes(), min_size=1, max_size=max_kinds))
     room = max(1, max_elements // n_cols)
     n_rows = draw(st.sampled_from([len(kinds), 1, 257, 4099, 70001]))
     n_rows = max(1, min(n_rows, room))
-    offset = 0 if aligned_only else draw(st.sampled_from([0, 1, 2, 3]))
-    return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset)
+    offset, out_offset = 0, None
+    if not aligned_only:
+        offset = draw(st.sampled_from([0, 1, 2, 3]))
+        out_offset = draw(st.sampled_from([None, None, 0, 1, 2, 3]))
+    return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset,
+                       out_offset=None if out_offset == offset else out_offset)
 
 
 #: The classic failures of the seed posts' online kernels, pinned as examples.

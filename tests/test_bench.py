@@ -43,7 +43,7 @@ def _record(benchmark, name, x, seconds_median):
     moved = bytes_moved(x)
     copy = copy_seconds(x.shape[1], x.dtype.name)
     if name == "softmax_harness.softmax":
-        chosen = softmax_harness.dispatch.choose(x.shape[1], x.device.id, x.dtype)
+        chosen = softmax_harness.dispatch.chosen_for(x)
         benchmark.extra_info["dispatched"] = chosen.name
     benchmark.extra_info.update({
         "kernel": name, "N": x.shape[0], "C": x.shape[1], "dtype": x.dtype.name, "bytes": moved,

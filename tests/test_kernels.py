@@ -9,8 +9,8 @@ from hypothesis import example, given, target
 from hypothesis.control import currently_in_test_context
 
 import softmax_harness
-from softmax_harness.properties import Subject, check
-from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
+from softmax_harness.properties import Subject, check_recipe
+from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, lengths
 
 pytestmark = pytest.mark.gpu
 
@@ -22,7 +22,7 @@ MIXED = tuple(RowRecipe(values=v, mask=m, seed=i) for i, (v, m) in enumerate(
 def holds_every_property(variant, recipe: BatchRecipe):
     if not variant.supports(recipe.n_cols):
         recipe = replace(recipe, n_cols=variant.max_cols)
-    report = check(Subject.of(variant), build_batch(recipe), offset=recipe.offset, recipe=recipe)
+    report = check_recipe(Subject.of(variant), recipe)
     if currently_in_test_context():  # climb towards the rows with the largest error
         target(report.max_bound_ratio, label="error / bound")
     report.raise_if_failed()
@@ -58,15 +58,31 @@ def test_lengths_around_the_variant_edges(variant):
         holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
 
 
+@pytest.mark.parametrize("offset,out_offset", [(0, 1), (1, 0), (2, 7)])
+def test_output_misaligned_unlike_the_input(variant, offset, out_offset):
+    """A kernel that moves a misaligned row in aligned vectors may not assume that the output row
+    is misaligned the same way (a store would fault, or land in the wrong place)."""
+    spec = variant.spec
+    lengths = {1000, 4097}
+    if spec.max_cols:
+        lengths.add(spec.max_cols - 7)  # the largest that still fits a register tile with its shift
+    if spec.tile:
+        lengths.add(2 * spec.tile + 3)
+    for n_cols in sorted(c for c in lengths if c >= 1 and variant.supports(c)):
+        holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=offset,
+                                                  out_offset=out_offset))
+
+
 def test_split_row_slices_filled_to_the_tile(split_variant):
     """With more rows than resident blocks, the split-row plan gives each row the fewest blocks,
     so slices fill the registers and the shared-memory stash, over a full round and a last
-    round of five rows."""
+    round of five rows; at an odd length most rows start misaligned, and their slices still fit
+    with the shift to aligned vectors."""
     from softmax_harness.variant import multiprocessor_count
 
     spec = split_variant.spec
     n_rows = spec.blocks_per_sm * multiprocessor_count(0) + 5
-    for n_cols in (spec.tile, spec.tile + 1, 2 * spec.tile):
+    for n_cols in (spec.tile - 1, spec.tile, spec.tile + 1, 2 * spec.tile):
         holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
 
 
@@ -79,10 +95,12 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
 
     if dtype not in softmax_harness.dispatch.TABLE:
         pytest.skip(f"no {dtype} dispatch entries yet")
-    chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id, dtype)
+    itemsize = 4 if dtype == "float32" else 2  # the buffers' guard zones keep 16-byte alignment
+    aligned = all(n * itemsize % 16 == 0 for n in (recipe.n_cols, recipe.offset))
+    chosen = softmax_harness.dispatch.choose(recipe.n_cols, cupy.cuda.Device().id, dtype, aligned=aligned)
     subject = Subject.of(chosen)
     subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name
-    report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe)
+    report = check_recipe(subject, recipe)
     report.raise_if_failed()
 
 

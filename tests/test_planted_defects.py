@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import standins
-from softmax_harness.properties import PROPERTIES, Subject, check
+from softmax_harness.properties import PROPERTIES, Subject, check, check_recipe
 from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, build_batch, lengths
 
 CPU = dict(lens=lengths(limit=300), max_elements=2**14)
@@ -19,8 +19,7 @@ def holds(subject, properties=PROPERTIES, seen=None):
     @CI
     @given(recipe=batches(**CPU))
     def every_batch(recipe):
-        report = check(subject, build_batch(recipe), offset=recipe.offset, recipe=recipe,
-                       properties=properties)
+        report = check_recipe(subject, recipe, properties=properties)
         if seen is not None:
             seen.append(report.failures)
         report.raise_if_failed()
@@ -34,7 +33,7 @@ def test_correct_kernels_pass_every_property(fn, lanes, algorithm):
     subject = Subject(fn.__name__, fn, lanes=lanes, algorithm=algorithm)
     holds(subject)()
     for recipe in CLASSIC:
-        check(subject, build_batch(recipe), offset=recipe.offset).raise_if_failed()
+        check_recipe(subject, recipe).raise_if_failed()
 
 
 @pytest.mark.parametrize("name", sorted(standins.DEFECTS))

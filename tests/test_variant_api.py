@@ -99,6 +99,30 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
     assert dispatch.TABLE["float32"][-1][0] is None, "fp32 takes any row length"
 
 
+def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
+    from softmax_harness import dispatch
+
+    # fp32 moves 4 elements a vector, 16-bit types 8: a misaligned row needs up to 3 or 7 more.
+    assert dispatch.choose(1024, dtype="float32").name == "onepass_vec4_c1024"
+    assert dispatch.choose(1021, dtype="float32", aligned=False).name == "onepass_vec4_c1024"
+    assert dispatch.choose(1022, dtype="float32", aligned=False).name == "onepass_vec4_c2048"
+    assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
+    assert dispatch.choose(32762, dtype="float16", aligned=False).name == "split_row_smem_f16"
+    assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
+
+
+@pytest.mark.parametrize("ptr,n_cols,dtype,aligned", [
+    (0, 1024, "float32", True), (4, 1024, "float32", False), (0, 1023, "float32", False),
+    (0, 1000, "float16", True), (0, 1001, "float16", False), (16, 8, "float16", True)])
+def test_rows_aligned_reads_the_pointer_and_the_row_length(ptr, n_cols, dtype, aligned):
+    from types import SimpleNamespace
+
+    from softmax_harness import dispatch
+
+    x = SimpleNamespace(data=SimpleNamespace(ptr=ptr), shape=(3, n_cols), ndim=2, dtype=np.dtype(dtype))
+    assert dispatch.rows_aligned(x) is aligned
+
+
 def test_dispatch_names_what_it_cannot_do():
     from softmax_harness import dispatch
 
@@ -110,11 +134,11 @@ def test_dispatch_names_what_it_cannot_do():
 
 
 @pytest.mark.parametrize("n_rows", [1, 3, 7, 100, 256, 4096, 100_000])
-@pytest.mark.parametrize("n_cols", [1, 100, 19456, 19457, 65536, 131072, 2**20, 2**21])
+@pytest.mark.parametrize("n_cols", [1, 100, 19452, 19457, 65536, 131072, 2**20, 2**21])
 def test_split_plan_fits_the_grid_and_the_tile(n_rows, n_cols):
     from softmax_harness.variant import split_plan
 
-    tile, blocks, threads, chunk = 19456, 528, 256, 4
+    tile, blocks, threads, chunk = 19452, 528, 256, 4
     groups, parts = split_plan(n_rows, n_cols, tile, blocks, threads, chunk)
     per_part = -(-n_cols // parts)
     slice_ = -(-per_part // chunk) * chunk  # the kernel's slice: whole chunks
@@ -130,18 +154,18 @@ def test_split_plan_fits_the_grid_and_the_tile(n_rows, n_cols):
 def test_split_plan_uses_the_blocks_left_over():
     from softmax_harness.variant import split_plan
 
-    # 2^20 fp32 columns need 54 blocks of 19456: 9 rows at a time on 54 blocks each would idle
+    # 2^20 fp32 columns need 54 blocks of 19452: 9 rows at a time on 54 blocks each would idle
     # 42 of 528 blocks, on 58 blocks each 6; 2^21 columns: 4 rows on 108 blocks would idle 96.
-    assert split_plan(256, 2**20, 19456, 528, 256, 4) == (9, 58)
-    assert split_plan(128, 2**21, 19456, 528, 256, 4) == (4, 132)
-    assert split_plan(4096, 65536, 19456, 528, 256, 4) == (132, 4)
+    assert split_plan(256, 2**20, 19452, 528, 256, 4) == (9, 58)
+    assert split_plan(128, 2**21, 19452, 528, 256, 4) == (4, 132)
+    assert split_plan(4096, 65536, 19452, 528, 256, 4) == (132, 4)
     # Few rows: spread over the grid, down to one 16-byte chunk a thread.
-    assert split_plan(2, 65536, 19456, 528, 256, 4) == (2, 64)
+    assert split_plan(2, 65536, 19452, 528, 256, 4) == (2, 64)
 
 
 def test_split_plan_names_a_row_too_long_for_the_device():
     from softmax_harness.variant import split_plan
 
-    with pytest.raises(ValueError, match="rows of 2097152 columns need 108 resident blocks of 19456 "
+    with pytest.raises(ValueError, match="rows of 2097152 columns need 108 resident blocks of 19452 "
                                          "elements; this device holds 100"):
-        split_plan(1, 2**21, 19456, 100, 256, 4)
+        split_plan(1, 2**21, 19452, 100, 256, 4)
