@@ -4,12 +4,17 @@ The table follows the benchmark (reports/bench.md): one-pass register kernels si
 the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
 to 2**21; then, for fp32, the fastest two-pass kernel. A row length picks the first entry whose
-limit admits it and whose kernel runs on the device. A register tile holds a misaligned row
-shifted to whole 16-byte vectors, so when rows may start misaligned (C elements are not a whole
-number of 16-byte chunks, or the input is offset), a one-pass entry admits rows up to its limit
-less one chunk: at C = 32767, the fp16 one-pass kernel for 32768 goes element by element
-(0.24 of copy, reports/measurements/row_head_ab.jsonl) where the split-row kernel reaches about
-0.8 (odd_lengths_dispatch.json there).
+limit admits it and whose kernel runs on the device.
+
+A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
+16-byte chunk of the tile's size does not fit with its shift and goes element by element.
+When rows may start misaligned (C elements are not a whole number of 16-byte chunks, or the
+input is offset), the one-pass entries from ``ROOM_FOR_SHIFT_FROM`` up admit rows up to their
+limit less one chunk, so such rows go to the next entry. Measured at odd C
+(reports/measurements/odd_lengths_dispatch.json): that pays at C = 32767 (fp32 0.61 -> 0.83 of
+copy, 16-bit 0.24 -> 0.81 on the split-row kernel) and, for 16-bit rows, at 1023 and 4095
+(0.24 -> 0.48, 0.28 -> 0.55); below those the bigger kernel was slower (fp32 C = 1023: 0.81
+-> 0.63; C = 31 and 127 in every type), so short rows stay where they were.
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -24,6 +29,9 @@ from . import dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 _HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+
+#: dtype -> the smallest one-pass limit that leaves room for a misaligned row's shift.
+ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 1024, "bfloat16": 1024}
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
@@ -50,7 +58,9 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
     slack = 0 if aligned else 16 * 8 // fmt.bits - 1  # room for a misaligned row's shift
     for limit, name in entries:
         v = table[name]
-        room = limit if limit is None or v.spec.geometry == "split-row" else limit - slack
+        room = limit
+        if limit is not None and v.spec.geometry != "split-row" and limit >= ROOM_FOR_SHIFT_FROM[fmt.name]:
+            room = limit - slack
         if (room is None or n_cols <= room) and (device_id is None or v.runs_here(device_id)):
             return v
     longest = f"the longest supported: {entries[-1][0]}" if entries else "none for this element type yet"

@@ -102,13 +102,18 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
 def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     from softmax_harness import dispatch
 
-    # fp32 moves 4 elements a vector, 16-bit types 8: a misaligned row needs up to 3 or 7 more.
-    assert dispatch.choose(1024, dtype="float32").name == "onepass_vec4_c1024"
-    assert dispatch.choose(1021, dtype="float32", aligned=False).name == "onepass_vec4_c1024"
-    assert dispatch.choose(1022, dtype="float32", aligned=False).name == "onepass_vec4_c2048"
-    assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
-    assert dispatch.choose(32762, dtype="float16", aligned=False).name == "split_row_smem_f16"
+    # fp32 moves 4 elements a vector, 16-bit types 8: a misaligned row needs up to 3 or 7 more,
+    # from the entries where the next kernel measured faster on such rows.
+    assert dispatch.choose(32768, dtype="float32").name == "onepass_vec4_c32768"
+    assert dispatch.choose(32765, dtype="float32", aligned=False).name == "onepass_vec4_c32768"
+    assert dispatch.choose(32766, dtype="float32", aligned=False).name == "split_row_smem_f32"
+    assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024"
+    assert dispatch.choose(1017, dtype="float16", aligned=False).name == "onepass_f16_c1024"
+    assert dispatch.choose(1018, dtype="float16", aligned=False).name == "onepass_f16_c2048"
+    assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
+    assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
     assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
+    assert set(dispatch.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)
 
 
 @pytest.mark.parametrize("ptr,n_cols,dtype,aligned", [
