@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
@@ -27,6 +28,16 @@ def test_kernel_compiles_without_spills(path, arch):
         assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", result["log"])]
     assert not any(spills), f"{path} spills registers for {arch}:\n{result['log']}"
+
+
+@pytest.mark.skipif(not (STAGING / "softmax.cuh").is_file(), reason="no staged softmax.cuh")
+def test_staged_header_compiles_every_kernel_without_spills(tmp_path):
+    """A staged shared header, with every kernel file of kernels/ beside it (sm_90)."""
+    shutil.copy(STAGING / "softmax.cuh", tmp_path)
+    for path in sorted(KERNELS_DIR.glob("*.cu")):
+        result = compiler.compile_offline(shutil.copy(path, tmp_path), "sm_90", ["-Xptxas=-v"])
+        spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", result["log"])]
+        assert result["cubin"] and not any(spills), f"{path.name} with the staged header:\n{result['log']}"
 
 
 def test_compile_error_names_file_and_line(tmp_path):
