@@ -61,6 +61,22 @@ def test_failure_message_names_row_column_values_and_reproduction():
         "reproduce: python -m softmax_harness repro nan_merge --recipe '{")
 
 
+def test_an_output_misaligned_unlike_the_input_reaches_the_kernel():
+    """The checks hand the kernel an output offset of its own, and a failure's repro line keeps it
+    (the stand-in faults, as a vector store from the input's alignment would)."""
+    def assumes_shared_misalignment(x, out):
+        if (x.ctypes.data - out.ctypes.data) % 16:
+            raise RuntimeError("misaligned address")
+        standins.correct(x, out)
+
+    subject = Subject("shared_misalignment", assumes_shared_misalignment)
+    x = build_batch(CLASSIC[2])
+    assert check(subject, x, offset=1).ok
+    report = check(subject, x, offset=1, out_offset=2)
+    assert "misaligned address" in report.failures["launch"]
+    assert report.failures["launch"].rstrip().endswith("--offset 1 --out-offset 2")
+
+
 def test_properties_need_no_pytest():
     report = check(Subject("correct", standins.correct), build_batch(CLASSIC[2]))
     assert report.ok and 0 < report.max_bound_ratio < 1 and report.max_ulps >= 0
