@@ -5,25 +5,29 @@
 // memory; the group meets at a barrier (an arrival counter per group), every block
 // merges the PARTS states and writes its slice from the chip. The grid is
 // persistent (blocks_per_sm per multiprocessor, launched cooperatively so that all
-// blocks are resident and the barrier cannot deadlock); groups take rows in turn and,
-// being independent, overlap one group's loads with another's barrier and stores.
+// blocks are resident and the barrier cannot deadlock). Group g starts on row g and then
+// takes the next row from a shared ticket counter, so a group on faster multiprocessors does
+// more rows instead of idling at the end (rows in a fixed turn measured slower even where a row
+// is one block's: reports/measurements/split_dynamic_ab.json); groups, being independent,
+// overlap one group's loads with another's barrier and stores.
 // Unlike the cluster kernel it needs no sm_90 and no distributed shared memory.
 //
-// The fifth argument is a workspace of 5 * gridDim.x zeroed 32-bit words (the harness
-// allocates it): gridDim.x arrival counters, then two rounds of gridDim.x states. The sixth
+// The fifth argument is a workspace of 7 * gridDim.x + 1 zeroed 32-bit words (the harness
+// allocates it): gridDim.x arrival counters, two rounds of gridDim.x states, two rounds of
+// gridDim.x next rows (one a group), and the ticket counter. The sixth
 // is PARTS, which divides gridDim.x; the harness picks it (split_plan) so that every resident
 // block holds part of a row, and no slice exceeds the tile.
 //
 // Each block holds E elements a thread in registers and S more in shared memory (copied in
 // with cp.async beside the registers' loads), so that more rows fit on the chip. A slice
-// that starts misaligned (as most do in a row of odd length) fills the registers' tile with
-// its shift and the stash from the next 16-byte boundary, so both still move in vectors; the
-// tile, THREADS * (E + S) less a 16-byte chunk, leaves room for that shift. The
+// fills the registers' tile shifted to the start of its first 128-byte line (a slice of a row
+// of odd length starts anywhere) and the stash from the next line, so both move in vectors
+// over whole lines; the tile, THREADS * (E + S) less a line, leaves room for that shift. The
 // registers-only version measured slower at every C from 65536 to 2^21 in all three types
 // (reports/measurements/split_vs_smem.json, stash_vector_loads.json).
-// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19452 max_cols=2097152 fast_math=true
-// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34808 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34808 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=2097152 fast_math=true
+// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
 
 namespace {
@@ -81,7 +85,7 @@ struct Stash {
 
     __device__ __forceinline__ void load(const T* __restrict__ part, int n_) {
         n = n_;
-        const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
+        const bool aligned = sh::shift_of<T, W>(part) == 0;
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int p = at(k);
@@ -126,7 +130,7 @@ struct Stash {
     // Write y = softmax for the part, given this thread's state and the row's.
     __device__ __forceinline__ void store(T* __restrict__ part, sh::MaxSum mine, sh::MaxSum all) const {
         const float scale = IN_PLACE ? sh::tile_scale(mine, all) : __frcp_rn(all.d);
-        const bool aligned = (reinterpret_cast<size_t>(part) & 15) == 0;
+        const bool aligned = sh::shift_of<T, W>(part) == 0;
 #pragma unroll 1
         for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
             float y[W];
@@ -139,12 +143,13 @@ struct Stash {
 };
 
 // A block's place in the persistent grid: the blocks of a group (`parts` of them) share a row,
-// and block `rank` holds its elements [start, start + count), a slice of whole chunks so that
-// an aligned row keeps aligned slices.
+// and block `rank` holds its elements [start, start + count), a slice of whole `chunk`s (cache
+// lines) so that an aligned row's slices start lines.
 struct Group {
     int parts, group, rank, start, count;
     unsigned round = 0;
     unsigned* workspace;
+    unsigned ticket = 0;  // rank 0's thread 0: the ticket for the group's next row
 
     __device__ __forceinline__ Group(int n_cols, int parts_, int chunk, unsigned* workspace_)
         : parts(parts_), workspace(workspace_) {
@@ -156,22 +161,41 @@ struct Group {
     }
 
     __device__ __forceinline__ int groups() const { return gridDim.x / parts; }
-    // The row's (max, sum) from this block's: the block's state goes to global memory, the group
-    // meets at its arrival counter (release/acquire), and every block merges the parts' states.
-    // Two rounds of slots: a block can be at most one round ahead of its group.
-    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state) {
+    __device__ __forceinline__ bool leader() const { return rank == 0 && threadIdx.x == 0; }
+    // Taken early in a row (the atomic's latency hides behind the row's loads); the rows after
+    // the first `groups()` go out in ticket order.
+    __device__ __forceinline__ void take_ticket() {
+        if (leader()) ticket = atomicAdd(workspace + 7 * gridDim.x, 1u);
+    }
+
+    // The row's (max, sum) from this block's, and the group's next row: the block's state goes
+    // to global memory, the group meets at its arrival counter (release/acquire), and every block
+    // merges the parts' states. Two rounds of slots: a block can be at most one round ahead of
+    // its group.
+    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
+                                               unsigned (&next)[2], unsigned& next_row) {
+        const unsigned slot = round & 1;
+        const unsigned mine_next = groups() + ticket;
+        ++round;
+        if (parts == 1) {  // the row is this block's; block_reduce's barriers publish `next`
+            if (threadIdx.x == 0) next[slot] = mine_next;
+            const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+            next_row = next[slot];
+            return block;
+        }
         const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
-        if (parts == 1) return block;  // the row is this block's
-        sh::MaxSum* slots = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x) + (round & 1) * gridDim.x +
-                            group * parts;
+        sh::MaxSum* slots = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x) + slot * gridDim.x + group * parts;
+        unsigned* nexts = workspace + 5 * gridDim.x + slot * gridDim.x;
         if (threadIdx.x < 32) {
             if (threadIdx.x == 0) {
                 __stcg(&slots[rank].m, block.m);
                 __stcg(&slots[rank].d, block.d);
+                if (rank == 0) __stcg(&nexts[group], mine_next);
                 arrive(workspace + group);  // release: the state is visible before the arrival
-                const unsigned everyone = (round + 1) * parts;
+                const unsigned everyone = round * parts;
                 while (load_acquire(workspace + group) < everyone) {
                 }
+                next[slot] = __ldcg(&nexts[group]);
             }
             __syncwarp();
             sh::MaxSum all = sh::empty_state();
@@ -180,8 +204,8 @@ struct Group {
             all = sh::warp_reduce(sh::FastMerge(), all);
             if (threadIdx.x == 0) row_state = all;
         }
-        ++round;
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
+        next_row = next[slot];
         return row_state;
     }
 };
@@ -196,31 +220,40 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
     __shared__ __align__(16) T stash_buf[THREADS * S];
-    Group g(n_cols, parts, Tile::W, workspace);
+    constexpr int LINE = 128 / (int)sizeof(T);  // elements of a 128-byte cache line
+    Group g(n_cols, parts, LINE, workspace);
     const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
-    // The registers take a row's slice up to the 16-byte boundary that ends their tile
-    // (THREADS * E less the slice's shift), so its stash part always starts aligned.
+    // The registers hold a slice shifted to start a cache line, so each warp's vectors cover
+    // whole lines (shifted to 16 bytes only, most vectors of a misaligned slice straddled two
+    // lines: reports/measurements/split_line_ab.json), and take it up to the line that ends their
+    // tile (THREADS * E less the shift), so the stash part always starts a line too.
     const auto held = [&](size_t row) {
-        return min(g.count, Tile::CAPACITY - sh::shift_of<T, Tile::W>(in(row)));
+        return min(g.count, Tile::CAPACITY - sh::shift_of<T, LINE>(in(row)));
     };
+    __shared__ unsigned next[2];  // the group's next row, by round parity
     Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
-    int h = g.group < n_rows ? held(g.group) : 0;
-    if (g.group < n_rows) stash.load(in(g.group) + h, g.count - h);
-    for (size_t row = g.group; row < (size_t)n_rows; row += g.groups()) {
+    unsigned row = g.group;
+    if (row >= (unsigned)n_rows) return;  // the whole group: the harness launches no more groups than rows
+    int h = held(row);
+    stash.load(in(row) + h, g.count - h);
+    while (true) {
         Tile tile;
-        tile.load(in(row), h, threadIdx.x);
+        tile.template load<LINE>(in(row), h, threadIdx.x);
+        g.take_ticket();
         const sh::MaxSum mine = tile.fold();
         const sh::MaxSum stashed = stash.fold();
-        const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state);
+        unsigned next_row;
+        const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state, next, next_row);
         T* out = sh::row_of(y, row, n_cols) + g.start;
         stash.store(out + h, stashed, all);
         const int here = h;
-        const size_t next = row + g.groups();
-        if (next < (size_t)n_rows) {
-            h = held(next);
-            stash.load(in(next) + h, g.count - h);
+        if (next_row < (unsigned)n_rows) {
+            h = held(next_row);
+            stash.load(in(next_row) + h, g.count - h);
         }
         tile.store(out, here, threadIdx.x, mine, all);
+        if (next_row >= (unsigned)n_rows) break;
+        row = next_row;
     }
 }
 

@@ -308,13 +308,15 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // A thread's share of a row in registers: E elements in chunks of W (up to 16 bytes,
 // one vector access each). Chunk k of lane l covers tile positions W * (k * LANES + l)
 // .. + W - 1, so neighbouring lanes touch neighbouring bytes. Tile position p holds row
-// element p - shift, where shift is how far the row starts into a W-element segment:
+// element p - shift, where shift is how far the row starts into a W-element segment (or a
+// bigger one, see load):
 // a misaligned row still moves in whole aligned vectors, and only the segments at its two
 // ends, which are partly outside the row, go element by element (nothing outside the row
 // is read or written; positions outside it count as -inf). A row that does not fit the
 // tile with its shift (a misaligned row within W - 1 elements of the capacity) goes element
-// by element, and so do the stores of an output row that is misaligned differently from its
-// input row.
+// by element, with tile position i of lane l holding element i * LANES + l, so that each
+// access of a warp covers neighbouring elements; the stores of an output row that is
+// misaligned differently from its input row go element by element too.
 //
 // float rows keep their values as float; fold() turns them into exp(x - m_t) in place,
 // and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
@@ -354,15 +356,23 @@ struct RowTile {
         else put_bits(i, at->bits);
     }
 
+    // ALIGN (a multiple of W): the segment the shift is taken within; a bigger one lines each
+    // warp's vectors up with whole cache lines, at the cost of as much of the capacity.
+    template <int ALIGN = W>
     __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
-        const int s = shift_of<T, W>(row);
+        static_assert(ALIGN % W == 0, "whole vectors a segment");
+        const int s = shift_of<T, ALIGN>(row);
         shift = s + n <= CAPACITY ? s : -1;
-        const int first = shift < 0 ? 0 : shift;  // tile position of element 0
-        const T* base = row - first;
+        if (shift < 0) {  // element by element, neighbouring lanes on neighbouring elements
+#pragma unroll
+            for (int i = 0; i < E; ++i) load_one(i, row + i * LANES + lane, i * LANES + lane < n);
+            return;
+        }
+        const T* base = row - shift;  // tile position p holds element p - shift
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             const int p = W * (k * LANES + lane);
-            if (shift >= 0 && p >= shift && p + W <= shift + n) {  // a whole aligned vector
+            if (p >= shift && p + W <= shift + n) {  // a whole aligned vector
                 unsigned got[WORDS];
                 load_words<WORDS>(base + p, got);
 #pragma unroll
@@ -374,10 +384,10 @@ struct RowTile {
                         v[W * k + 2 * j + 1] = to_float(T{static_cast<unsigned short>(got[j] >> 16)});
                     }
                 }
-            } else {  // the row's ends, rows that do not fit with their shift, and beyond the row
+            } else {  // the row's two ends, and beyond the row
 #pragma unroll
                 for (int j = 0; j < W; ++j)
-                    load_one(W * k + j, base + p + j, p + j >= first && p + j < first + n);
+                    load_one(W * k + j, base + p + j, p + j >= shift && p + j < shift + n);
             }
         }
     }
@@ -416,14 +426,19 @@ struct RowTile {
     __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
         // float: e_i * exp(m_t - m) / d; 16-bit: exp(x_i - m) * (1 / d).
         const float scale = WIDE ? tile_scale(mine, all) : __frcp_rn(all.d);
-        const int first = shift < 0 ? 0 : shift;
-        const bool vectors = shift >= 0 && shift_of<T, W>(row) == shift;  // y as misaligned as x
+        if (shift < 0) {
+#pragma unroll
+            for (int i = 0; i < E; ++i)
+                if (i * LANES + lane < n) row[i * LANES + lane] = from_float<T>(out(i, scale, all.m));
+            return;
+        }
+        const bool vectors = shift_of<T, W>(row) == shift % W;  // y as misaligned as x
 #pragma unroll
         for (int k = 0; k < CHUNKS; ++k) {
             float y[W];
 #pragma unroll
             for (int j = 0; j < W; ++j) y[j] = out(W * k + j, scale, all.m);
-            store_chunk<T, W>(row - first, W * (k * LANES + lane), y, first, first + n, vectors);
+            store_chunk<T, W>(row - shift, W * (k * LANES + lane), y, shift, shift + n, vectors);
         }
     }
 };

@@ -7,14 +7,14 @@ to 2**21; then, for fp32, the fastest two-pass kernel. A row length picks the fi
 limit admits it and whose kernel runs on the device.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
-16-byte chunk of the tile's size does not fit with its shift and goes element by element.
-When rows may start misaligned (C elements are not a whole number of 16-byte chunks, or the
-input is offset), the one-pass entries from ``ROOM_FOR_SHIFT_FROM`` up admit rows up to their
-limit less one chunk, so such rows go to the next entry. Measured at odd C
-(reports/measurements/odd_lengths_dispatch.json): that pays at C = 32767 (fp32 0.61 -> 0.83 of
-copy, 16-bit 0.24 -> 0.81 on the split-row kernel) and, for 16-bit rows, at 1023 and 4095
-(0.24 -> 0.48, 0.28 -> 0.55); below those the bigger kernel was slower (fp32 C = 1023: 0.81
--> 0.63; C = 31 and 127 in every type), so short rows stay where they were.
+16-byte chunk of the tile's size does not fit with its shift and goes element by element, with
+neighbouring lanes on neighbouring elements. When rows may start misaligned (C elements are not
+a whole number of 16-byte chunks, or the input is offset), the one-pass entries from
+``ROOM_FOR_SHIFT_FROM`` up admit rows up to their limit less one chunk, so such rows go to the
+next entry. That pays only at C = 32767 (the split-row kernel 0.91-0.92 of copy against
+0.88 in fp32 and 0.72 in 16-bit: reports/measurements/split_line_ab.json); at every shorter odd
+length measured the one-pass kernel sized to C was the faster
+(reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -31,7 +31,7 @@ _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 _HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 
 #: dtype -> the smallest one-pass limit that leaves room for a misaligned row's shift.
-ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 1024, "bfloat16": 1024}
+ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {

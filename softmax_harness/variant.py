@@ -171,6 +171,6 @@ class Variant:
             groups, parts = split_plan(int(args[2]), int(args[3]), self.spec.tile, blocks, block[0], chunk)
         except ValueError as exc:
             raise self._error(ValueError, str(exc)) from None
-        workspace = cupy.zeros(5 * groups * parts, dtype=cupy.uint32)
+        workspace = cupy.zeros(7 * groups * parts + 1, dtype=cupy.uint32)
         kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=0,
                enable_cooperative_groups=True)
