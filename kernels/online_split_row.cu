@@ -28,6 +28,8 @@
 // @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=2097152 fast_math=true
 // @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=float16 fast_math=true
 // @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// @variant name=split_row_smem_f16_b512 kernel=split_row_smem_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_smem_bf16_b512 kernel=split_row_smem_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
 
 namespace {
@@ -215,11 +217,10 @@ struct Group {
 // issued at once, so they are in flight while the register part is written.
 template <class T, int THREADS, int E, int S>
 __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
-                                           unsigned* __restrict__ workspace, int parts) {
+                                           unsigned* __restrict__ workspace, int parts, T* stash_buf) {
     using Tile = sh::RowTile<T, THREADS, E>;
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
-    __shared__ __align__(16) T stash_buf[THREADS * S];
     constexpr int LINE = 128 / (int)sizeof(T);  // elements of a 128-byte cache line
     Group g(n_cols, parts, LINE, workspace);
     const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
@@ -259,15 +260,29 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
 
 }  // namespace
 
+// The stash (THREADS * S elements) in static shared memory, or in dynamic shared memory for
+// stashes over the 48 KB a block's static shared memory may hold (the variant declares smem=).
 #define SPLIT_KERNEL(NAME, T, THREADS, BLOCKS, E, S)                                                     \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
              int parts) {                                                                                 \
-        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts);                            \
+        __shared__ __align__(16) T stash[THREADS * S];                                                    \
+        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts, stash);                     \
+    }
+#define SPLIT_KERNEL_DYNAMIC(NAME, T, THREADS, BLOCKS, E, S)                                             \
+    extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
+             int parts) {                                                                                 \
+        extern __shared__ __align__(16) unsigned char stash[];                                            \
+        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts, reinterpret_cast<T*>(stash)); \
     }
 
 // 176 bytes of shared memory per thread: 44 KB per block, 4 blocks in 176 of an SM's 228 KB.
 SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
 SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
 SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
-
+// 16-bit rows up to 69568 in one block of 512 threads (88 KB of stash, 2 blocks an SM): no
+// meeting, and 0.89-0.95 of copy at C = 34000-65535 where two 256-thread blocks a row reached
+// 0.81-0.91 (reports/measurements/short_rows_ab.json, split_threads_ab.json).
+SPLIT_KERNEL_DYNAMIC(split_row_smem_f16_b512, sh::half_t, 512, 2, 48, 88)
+SPLIT_KERNEL_DYNAMIC(split_row_smem_bf16_b512, sh::bf16_t, 512, 2, 48, 88)

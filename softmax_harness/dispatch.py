@@ -3,7 +3,8 @@
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
-to 2**21; then, for fp32, the fastest two-pass kernel. A row length picks the first entry whose
+to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32, the
+fastest two-pass kernel. A row length picks the first entry whose
 limit admits it and whose kernel runs on the device.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
@@ -37,8 +38,10 @@ ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 TABLE = {
     "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_smem_f32"),
                 (None, "safe_block_vec4_1024")),
-    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_smem_f16")),
-    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (2**21, "split_row_smem_bf16")),
+    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (69568, "split_row_smem_f16_b512"),
+                (2**21, "split_row_smem_f16")),
+    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (69568, "split_row_smem_bf16_b512"),
+                 (2**21, "split_row_smem_bf16")),
 }
 
 

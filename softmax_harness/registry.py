@@ -23,6 +23,7 @@ Fields (``key=value``, values may be quoted):
 ``min_sm``      lowest compute capability, as 80, 90, ... (default 0: any)
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
+``smem``        more dynamic shared memory, in bytes per block (default 0; a split-row stash)
 ``dtypes``      comma-separated element types (default ``float32``)
 ``convention``  ``torch`` (an all -inf row gives NaN, the default) or ``masked`` (it gives zeros)
 ``fast_math``   ``true`` when the kernel uses approximate intrinsics (it gets a looser bound)
@@ -49,8 +50,8 @@ _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {
-    "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "dtypes", "convention",
-    "fast_math", "catches", "defect",
+    "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
+    "convention", "fast_math", "catches", "defect",
 }
 
 
@@ -76,6 +77,7 @@ class VariantSpec:
     min_sm: int = 0
     max_cols: int | None = None
     smem_per_col: int = 0
+    smem: int = 0
     dtypes: tuple[str, ...] = ("float32",)
     convention: str = "torch"
     fast_math: bool = False
@@ -183,6 +185,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         min_sm=_int(path, line, "min_sm", fields.get("min_sm", "0"), 0),
         max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),
+        smem=_int(path, line, "smem", fields.get("smem", "0"), 0),
         dtypes=dtypes,
         convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
         fast_math=fast_math == "true",

@@ -123,11 +123,11 @@ class Variant:
         if spec.geometry == "cluster-per-row":
             return (n_rows * spec.cluster,), (spec.threads,), 0
         if spec.geometry == "split-row":
-            return (spec.blocks_per_sm * multiprocessor_count(device_id),), (spec.threads,), 0
+            return (spec.blocks_per_sm * multiprocessor_count(device_id),), (spec.threads,), spec.smem
         grid = -(-n_rows // spec.rows_per_block)
         if spec.geometry == "grid-stride":
             grid = min(grid, spec.blocks_per_sm * multiprocessor_count(device_id))
-        smem = spec.smem_per_col * n_cols * spec.rows_per_block
+        smem = spec.smem_per_col * n_cols * spec.rows_per_block + spec.smem
         return (grid,), (spec.threads,), smem
 
     def __call__(self, x, out=None):
@@ -146,14 +146,14 @@ class Variant:
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
         args = (x, out, np.int32(n_rows), np.int32(n_cols))
         if self.spec.geometry == "split-row":
-            self._launch_split(function, grid, block, args)
+            self._launch_split(function, grid, block, args, smem)
             return out
         if smem > 48 * 1024:
             function.max_dynamic_shared_size_bytes = smem
         function(grid, block, args, shared_mem=smem)
         return out
 
-    def _launch_split(self, function, grid, block, args):
+    def _launch_split(self, function, grid, block, args, smem=0):
         """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace
         and the blocks per row (``split_plan``) over at most ``blocks_per_sm`` blocks per
         multiprocessor, or fewer if fewer fit (the occupancy API decides: a profiler or sanitizer
@@ -162,8 +162,10 @@ class Variant:
 
         kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
         device = args[0].device.id
+        if smem > 48 * 1024:
+            function.max_dynamic_shared_size_bytes = smem
         if device not in self._resident:  # asked once per device, not on every launch
-            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], 0)
+            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], smem)
             self._resident[device] = per_sm * multiprocessor_count(device)
         blocks = min(grid[0], self._resident[device])
         chunk = 16 // args[0].dtype.itemsize
@@ -172,5 +174,5 @@ class Variant:
         except ValueError as exc:
             raise self._error(ValueError, str(exc)) from None
         workspace = cupy.zeros(7 * groups * parts + 1, dtype=cupy.uint32)
-        kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=0,
+        kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=smem,
                enable_cooperative_groups=True)

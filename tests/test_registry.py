@@ -37,6 +37,20 @@ def test_good_header(tmp_path):
     assert spec.dtypes == ("float32", "float16") and spec.line == 2
 
 
+def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
+    import importlib
+
+    from softmax_harness import Variant
+
+    header = ("name=s kernel=s algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568"
+              " smem=90112")
+    (spec,) = parse_file(write(tmp_path, header))
+    assert spec.smem == 90112 and parse_file(write(tmp_path, GOOD, name="g.cu"))[0].smem == 0
+    module = importlib.import_module("softmax_harness.variant")
+    monkeypatch.setattr(module, "multiprocessor_count", lambda device_id: 132)
+    assert Variant(spec).launch_config(1000, 65536) == ((264,), (512,), 90112)
+
+
 @pytest.mark.parametrize("header,problem", [
     ("name=k1 kernel=k algorithm=online geometry=warp-per-row", "missing field.*threads"),
     (GOOD.replace("128", "100"), "threads=100 is not a multiple of 32"),

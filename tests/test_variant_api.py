@@ -112,7 +112,9 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(1023, dtype="float16", aligned=False).name == "onepass_f16_c1024"
     assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
-    assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
+    assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16_b512"
+    assert dispatch.choose(69568, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"
+    assert dispatch.choose(69569, dtype="float16").name == "split_row_smem_f16"
     assert dispatch.choose(32768, dtype="bfloat16", aligned=True).name == "onepass_bf16_c32768"
     assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
     assert set(dispatch.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)
