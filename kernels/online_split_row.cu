@@ -25,9 +25,9 @@
 // over whole lines; the tile, THREADS * (E + S) less a line, leaves room for that shift. The
 // registers-only version measured slower at every C from 65536 to 2^21 in all three types
 // (reports/measurements/split_vs_smem.json, stash_vector_loads.json).
-// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=21472 smem=53248 max_cols=2097152 fast_math=true
-// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=38848 smem=53248 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=38848 smem=53248 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=2097152 fast_math=true
+// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=float16 fast_math=true
+// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=bfloat16 fast_math=true
 // @variant name=split_row_smem_f16_b512 kernel=split_row_smem_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=float16 fast_math=true
 // @variant name=split_row_smem_bf16_b512 kernel=split_row_smem_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=bfloat16 fast_math=true
 #include "softmax.cuh"
@@ -260,9 +260,16 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
 
 }  // namespace
 
-// The stash (THREADS * S elements) in dynamic shared memory (a block's static shared memory
-// stops at 48 KB); the variant declares its size (smem=).
+// The stash (THREADS * S elements) in static shared memory, or in dynamic shared memory for
+// stashes over the 48 KB a block's static shared memory may hold (the variant declares smem=).
 #define SPLIT_KERNEL(NAME, T, THREADS, BLOCKS, E, S)                                                     \
+    extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
+             int parts) {                                                                                 \
+        __shared__ __align__(16) T stash[THREADS * S];                                                    \
+        split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts, stash);                     \
+    }
+#define SPLIT_KERNEL_DYNAMIC(NAME, T, THREADS, BLOCKS, E, S)                                             \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
              int parts) {                                                                                 \
@@ -270,14 +277,12 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
         split_rows<T, THREADS, E, S>(x, y, n_rows, n_cols, workspace, parts, reinterpret_cast<T*>(stash)); \
     }
 
-// 208 bytes of shared memory per thread: 52 KB per block, 4 blocks (with their 1 KB reserve and
-// the static scratch) in 213 of an SM's 228 KB. 44 KB a block measured slower at C >= 2^20
-// (reports/measurements/split_stash_ab.json): fewer rows on the chip, more blocks a row.
-SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 52)
-SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 104)
-SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 104)
+// 176 bytes of shared memory per thread: 44 KB per block, 4 blocks in 176 of an SM's 228 KB.
+SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
+SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
+SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
 // 16-bit rows up to 69568 in one block of 512 threads (88 KB of stash, 2 blocks an SM): no
 // meeting, and 0.89-0.95 of copy at C = 34000-65535 where two 256-thread blocks a row reached
 // 0.81-0.91 (reports/measurements/short_rows_ab.json, split_threads_ab.json).
-SPLIT_KERNEL(split_row_smem_f16_b512, sh::half_t, 512, 2, 48, 88)
-SPLIT_KERNEL(split_row_smem_bf16_b512, sh::bf16_t, 512, 2, 48, 88)
+SPLIT_KERNEL_DYNAMIC(split_row_smem_f16_b512, sh::half_t, 512, 2, 48, 88)
+SPLIT_KERNEL_DYNAMIC(split_row_smem_bf16_b512, sh::bf16_t, 512, 2, 48, 88)
