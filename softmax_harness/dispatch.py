@@ -3,9 +3,9 @@
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
-to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32, the
-fastest two-pass kernel. A row length picks the first entry whose
-limit admits it and whose kernel runs on the device.
+to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32,
+the fastest two-pass kernel. A row length picks the first entry whose limit admits it and whose
+kernel runs on the device.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
 16-byte chunk of the tile's size does not fit with its shift and goes element by element, with

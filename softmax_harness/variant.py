@@ -145,15 +145,15 @@ class Variant:
         function = self.compile()
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
         args = (x, out, np.int32(n_rows), np.int32(n_cols))
+        if smem > 48 * 1024:  # beyond the default limit a launch must ask for it
+            function.max_dynamic_shared_size_bytes = smem
         if self.spec.geometry == "split-row":
             self._launch_split(function, grid, block, args, smem)
             return out
-        if smem > 48 * 1024:
-            function.max_dynamic_shared_size_bytes = smem
         function(grid, block, args, shared_mem=smem)
         return out
 
-    def _launch_split(self, function, grid, block, args, smem=0):
+    def _launch_split(self, function, grid, block, args, smem):
         """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace
         and the blocks per row (``split_plan``) over at most ``blocks_per_sm`` blocks per
         multiprocessor, or fewer if fewer fit (the occupancy API decides: a profiler or sanitizer
@@ -162,8 +162,6 @@ class Variant:
 
         kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
         device = args[0].device.id
-        if smem > 48 * 1024:
-            function.max_dynamic_shared_size_bytes = smem
         if device not in self._resident:  # asked once per device, not on every launch
             per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], smem)
             self._resident[device] = per_sm * multiprocessor_count(device)
