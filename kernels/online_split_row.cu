@@ -2,8 +2,8 @@
 // group of PARTS co-resident blocks (at least ceil(C / tile)), each holding its slice on
 // the chip, so every input element is read once and written once.
 // Each block folds its slice into a (max, sum) state and publishes it in global
-// memory; the group meets at a barrier (an arrival counter per group), every block
-// merges the PARTS states and writes its slice from the chip. The grid is
+// memory; the group meets (an arrival counter per group), every block merges the PARTS
+// states and writes its slice from the chip. The grid is
 // persistent (blocks_per_sm per multiprocessor, launched cooperatively so that all
 // blocks are resident and the barrier cannot deadlock). Group g starts on row g and then
 // takes the next row from a shared ticket counter, so a group on faster multiprocessors does
@@ -13,8 +13,8 @@
 // Unlike the cluster kernel it needs no sm_90 and no distributed shared memory.
 //
 // The fifth argument is a workspace of 7 * gridDim.x + 1 zeroed 32-bit words (the harness
-// allocates it): gridDim.x arrival counters, two rounds of gridDim.x states, two rounds of
-// gridDim.x next rows (one a group), and the ticket counter. The sixth
+// allocates it): two rounds of gridDim.x 64-bit states, two rounds of gridDim.x next rows (one
+// a group), gridDim.x arrival counters (one a group) and the ticket counter. The sixth
 // is PARTS, which divides gridDim.x; the harness picks it (split_plan) so that every resident
 // block holds part of a row, and no slice exceeds the tile.
 //
@@ -34,14 +34,39 @@
 
 namespace {
 
-__device__ __forceinline__ void arrive(unsigned* counter) {
-    asm volatile("red.release.gpu.global.add.u32 [%0], 1;" : : "l"(counter) : "memory");
+// Relaxed (unfenced) accesses for the meeting: it needs no order between words, only that
+// each word is written and read whole.
+__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" : : "l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void store_relaxed(unsigned* p, unsigned v) {
+    asm volatile("st.relaxed.gpu.global.b32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned load_relaxed(const unsigned* p) {
+    unsigned v;
+    asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void add_relaxed(unsigned* p) {
+    asm volatile("red.relaxed.gpu.global.add.u32 [%0], 1;" : : "l"(p) : "memory");
 }
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
+// A block's state as one 64-bit word that says which round wrote it: the sum's last mantissa
+// bit is replaced by the round's tag (a change of at most one ulp of the sum, 2**-23 relative;
+// cleared on reading, so a sum of 0, inf or NaN reads back as itself).
+__device__ __forceinline__ unsigned long long tagged(sh::MaxSum s, unsigned tag) {
+    return static_cast<unsigned long long>((__float_as_uint(s.d) & ~1u) | tag) << 32 | __float_as_uint(s.m);
+}
+__device__ __forceinline__ bool has_tag(unsigned long long word, unsigned tag) {
+    return (static_cast<unsigned>(word >> 32) & 1u) == tag;
+}
+__device__ __forceinline__ sh::MaxSum untagged(unsigned long long word) {
+    return {__uint_as_float(static_cast<unsigned>(word)), __uint_as_float(static_cast<unsigned>(word >> 32) & ~1u)};
 }
 
 template <class T>
@@ -170,13 +195,19 @@ struct Group {
         if (leader()) ticket = atomicAdd(workspace + 7 * gridDim.x, 1u);
     }
 
-    // The row's (max, sum) from this block's, and the group's next row: the block's state goes
-    // to global memory, the group meets at its arrival counter (release/acquire), and every block
-    // merges the parts' states. Two rounds of slots: a block can be at most one round ahead of
-    // its group.
+    // The row's (max, sum) from this block's, and the group's next row. Each block writes its
+    // state as one tagged word (rank 0 also the next row, tagged alike) and adds one to the
+    // group's arrival counter; the first warp waits for the counter, then reads the states until
+    // each carries this round's tag (a word can arrive after the count: nothing orders them).
+    // No fences: with a release/acquire counter and the states read after it, blocks left the
+    // meeting 4.5 us after the last arrival on average at C = 2^20, in rows of ~20 us; now 2.7 us
+    // (fp32 2^20: 0.87-0.88 -> 0.91-0.92 of copy; reports/measurements/split_meet_trace.json).
+    // Polling the states without a counter was slower: the polls slowed everyone's loads. Two rounds of slots, and a slot's tag alternates
+    // between its rounds: a block can be at most one round ahead of its group.
     __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
                                                unsigned (&next)[2], unsigned& next_row) {
         const unsigned slot = round & 1;
+        const unsigned tag = ((round >> 1) & 1u) ^ 1u;  // never a zeroed word's
         const unsigned mine_next = groups() + ticket;
         ++round;
         if (parts == 1) {  // the row is this block's; block_reduce's barriers publish `next`
@@ -186,25 +217,48 @@ struct Group {
             return block;
         }
         const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
-        sh::MaxSum* slots = reinterpret_cast<sh::MaxSum*>(workspace + gridDim.x) + slot * gridDim.x + group * parts;
-        unsigned* nexts = workspace + 5 * gridDim.x + slot * gridDim.x;
+        unsigned long long* states =
+            reinterpret_cast<unsigned long long*>(workspace) + slot * gridDim.x + group * parts;
+        unsigned* next_of_group = workspace + 4 * gridDim.x + slot * gridDim.x + group;
+        unsigned* arrived = workspace + 6 * gridDim.x + group;
         if (threadIdx.x < 32) {
-            if (threadIdx.x == 0) {
-                __stcg(&slots[rank].m, block.m);
-                __stcg(&slots[rank].d, block.d);
-                if (rank == 0) __stcg(&nexts[group], mine_next);
-                arrive(workspace + group);  // release: the state is visible before the arrival
-                const unsigned everyone = round * parts;
-                while (load_acquire(workspace + group) < everyone) {
+            const int lane = threadIdx.x;
+            if (lane == 0) {
+                store_relaxed(states + rank, tagged(block, tag));
+                if (rank == 0) store_relaxed(next_of_group, mine_next << 1 | tag);
+                add_relaxed(arrived);
+                while (load_relaxed(arrived) < round * parts) {
                 }
-                next[slot] = __ldcg(&nexts[group]);
             }
             __syncwarp();
             sh::MaxSum all = sh::empty_state();
-            for (int r = threadIdx.x; r < parts; r += 32)
-                all = sh::FastMerge()(all, sh::MaxSum{__ldcg(&slots[r].m), __ldcg(&slots[r].d)});
+            for (int base = 0; base < parts; base += 64) {  // two states a lane at a time
+                const unsigned mine_here = (base + lane < parts ? 1u : 0u) | (base + 32 + lane < parts ? 2u : 0u);
+                unsigned pending = mine_here;
+                bool want_next = base == 0 && lane == 0;
+                unsigned long long word[2];
+                do {
+#pragma unroll
+                    for (int k = 0; k < 2; ++k) {
+                        if (pending >> k & 1u) {
+                            word[k] = load_relaxed(states + base + 32 * k + lane);
+                            if (has_tag(word[k], tag)) pending &= ~(1u << k);
+                        }
+                    }
+                    if (want_next) {
+                        const unsigned got = load_relaxed(next_of_group);
+                        if ((got & 1u) == tag) {
+                            next[slot] = got >> 1;
+                            want_next = false;
+                        }
+                    }
+                } while (__any_sync(0xffffffffu, pending != 0 || want_next));
+#pragma unroll
+                for (int k = 0; k < 2; ++k)  // in a fixed order, whatever order the states came in
+                    if (mine_here >> k & 1u) all = sh::FastMerge()(all, untagged(word[k]));
+            }
             all = sh::warp_reduce(sh::FastMerge(), all);
-            if (threadIdx.x == 0) row_state = all;
+            if (lane == 0) row_state = all;
         }
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
         next_row = next[slot];
@@ -247,13 +301,14 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
         const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state, next, next_row);
         T* out = sh::row_of(y, row, n_cols) + g.start;
         stash.store(out + h, stashed, all);
+        const bool more = next_row < (unsigned)n_rows;
         const int here = h;
-        if (next_row < (unsigned)n_rows) {
+        if (more) {
             h = held(next_row);
             stash.load(in(next_row) + h, g.count - h);
         }
         tile.store(out, here, threadIdx.x, mine, all);
-        if (next_row >= (unsigned)n_rows) break;
+        if (!more) break;
         row = next_row;
     }
 }
@@ -282,7 +337,8 @@ SPLIT_KERNEL(split_row_smem_f32, float, 256, 4, 32, 44)
 SPLIT_KERNEL(split_row_smem_f16, sh::half_t, 256, 4, 48, 88)
 SPLIT_KERNEL(split_row_smem_bf16, sh::bf16_t, 256, 4, 48, 88)
 // 16-bit rows up to 69568 in one block of 512 threads (88 KB of stash, 2 blocks an SM): no
-// meeting, and 0.89-0.95 of copy at C = 34000-65535 where two 256-thread blocks a row reached
-// 0.81-0.91 (reports/measurements/short_rows_ab.json, split_threads_ab.json).
+// meeting; faster than two 256-thread blocks a row in 19 of 20 timings at C = 34000-65535, 0.87-0.95
+// of copy against 0.81-0.91, the exception 0.78 against 0.81 (reports/measurements/short_rows_ab.json,
+// split_threads_ab.json).
 SPLIT_KERNEL_DYNAMIC(split_row_smem_f16_b512, sh::half_t, 512, 2, 48, 88)
 SPLIT_KERNEL_DYNAMIC(split_row_smem_bf16_b512, sh::bf16_t, 512, 2, 48, 88)

@@ -9,6 +9,10 @@ pytest-benchmark stores (and ``pytest-benchmark compare`` reads) is kernel time 
 the device: the host's launch overhead (Python argument checks, the launcher) is
 hidden behind the previous launch instead of counted as idle GPU time. Inputs are
 about 1 GiB, far larger than the 60 MB L2, so every launch streams from device memory.
+
+The ceiling is a device-to-device copy of the same bytes timed *beside* each kernel
+(alternating with it, round by round), not once per row length: within one sweep the
+same kernel measured up to 0.05 of copy apart when its copy was timed minutes earlier.
 """
 
 from __future__ import annotations
@@ -29,14 +33,19 @@ def gpu_clock() -> float:
     return _elapsed[0]
 
 
-def gpu_timed(fn, repeat: int = 1):
-    """Wrap ``fn``: each call adds the event-timed GPU seconds per launch of ``fn()`` to the clock."""
+def gpu_timed(fn, repeat: int = 1, beside=None):
+    """Wrap ``fn``: each call adds the event-timed GPU seconds per launch of ``fn()`` to the clock.
+    With ``beside`` (a copy, say), each call then times ``beside()`` the same way, off the clock,
+    and appends its seconds per launch to the wrapper's ``beside_seconds``."""
     start, end = _events()
 
     @functools.wraps(fn)
     def timed():
         _elapsed[0] += _launches(fn, repeat, start, end)
+        if beside is not None:
+            timed.beside_seconds.append(_launches(beside, repeat, start, end))
 
+    timed.beside_seconds = []
     return timed
 
 
@@ -86,28 +95,44 @@ def bytes_moved(x) -> int:
 
 def median_seconds(fn, *, warmup: int = 3, repeat: int = 20) -> float:
     """Median GPU seconds of ``fn()`` over ``repeat`` event-timed launches after ``warmup``."""
+    return paired_medians(fn, warmup=warmup, repeat=repeat)[0]
+
+
+def paired_medians(*fns, warmup: int = 3, repeat: int = 20) -> tuple[float, ...]:
+    """Median GPU seconds per launch of each of ``fns``, timed in turn ``repeat`` times (five
+    launches a timing) after ``warmup`` calls each, so that all see the card in the same state."""
     import statistics
 
     import cupy
 
-    for _ in range(warmup):
-        fn()
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
     cupy.cuda.Device().synchronize()
     start, end = _events()
-    return statistics.median(_launches(fn, 5, start, end) for _ in range(repeat))
+    times = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, seen in zip(fns, times, strict=True):
+            seen.append(_launches(fn, 5, start, end))
+    return tuple(statistics.median(seen) for seen in times)
+
+
+def copier(x, out):
+    """A device-to-device copy of ``x`` into ``out``: the ceiling a softmax is judged against."""
+    return lambda: out.__setitem__(Ellipsis, x)
 
 
 @functools.cache
 def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     """Median time of a device-to-device copy of the sweep input (the ceiling)."""
-    x, out = sweep_input(n_cols, dtype)
-    return median_seconds(lambda: out.__setitem__(Ellipsis, x))
+    return median_seconds(copier(*sweep_input(n_cols, dtype)))
 
 
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
     kernel (a variant name, ``softmax`` for the dispatcher or ``torch``) reaches, timed in this
-    process (medians of CUDA-event timings). Kernels that cannot take C (or the type) are left out.
+    process (medians of CUDA-event timings, each kernel's in alternation with the copy's).
+    Kernels that cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
     import softmax_harness
 
@@ -133,6 +158,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                     fn = softmax_harness.variant(name)
                 if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
                     continue
-            row[name] = round(copy / median_seconds(lambda: fn(x, out)), 3)  # noqa: B023
+            kernel, beside = paired_medians(lambda: fn(x, out), copier(x, out))  # noqa: B023
+            row[name] = round(beside / kernel, 3)
         rows.append(row)
     return rows

@@ -4,8 +4,8 @@
 
 Without RUN.json the newest run under ``.benchmarks/`` is used. Each element type has
 a table with a row per kernel and a column per row length C: GB/s and the percentage
-of the copy bandwidth measured in the same run, the best of our kernels in bold, and
-``torch.softmax`` (and Triton, where it ran) beside them.
+of the copy bandwidth measured in the same run (beside each kernel, in runs from 0011 on),
+the best of our kernels in bold, and ``torch.softmax`` (and Triton, where it ran) beside them.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ def markdown(run: dict, source: str = "") -> str:
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
         "GB/s counting the input read once and the output written once; in brackets, the",
-        "percentage of a device-to-device copy of the same bytes timed in the same run.",
+        "percentage of a device-to-device copy of the same bytes timed in the same run",
+        "(beside each kernel, round by round, where the row of copy spreads shows a range).",
         "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
         f"Source: `{source}`" if source else "",
     ]
@@ -91,6 +92,8 @@ def _section(table: dict) -> list[str]:
             text = f"{info['gbps']:.0f} ({100 * info['fraction_of_copy']:.0f}%)"
             cells.append(f"**{text}**" if best.get(c, (None,))[0] == kernel else text)
         lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
+    lines.append("| copy timed beside each kernel: GB/s, slowest-fastest | "
+                 + " | ".join(_copy_spread(table, c) for c in cols) + " |")
     torch = table.get("torch.softmax", {})
     lines += ["", "| C | fastest of ours | GB/s | % of copy | vs torch.softmax |", "|---|---|---|---|---|"]
     for c in cols:
@@ -112,6 +115,14 @@ def _section(table: dict) -> list[str]:
             lines.append(f"| {c} | {info.get('dispatched', '?')} | {info['gbps']:.0f} | "
                          f"{100 * info['fraction_of_copy']:.0f}% | {vs[0]} | {vs[1]} |")
     return lines
+
+
+def _copy_spread(table: dict, c: int) -> str:
+    """The range of the copy bandwidths that the kernels at this C were measured against: how much
+    the card itself moved during the run."""
+    seen = [row[c]["copy_gbps"] for kernel, row in table.items()
+            if kernel != "copy" and c in row and "copy_gbps" in row[c]]
+    return f"{min(seen):.0f}-{max(seen):.0f}" if seen else ""
 
 
 def plot(run: dict, path: Path) -> None:

@@ -7,24 +7,30 @@ import json
 from softmax_harness import report
 
 
+def bench(kernel, c, seconds, copy_seconds, dtype=None):
+    moved = 2 * 2**30
+    info = {"kernel": kernel, "C": c, "N": 2**28 // c, "bytes": moved, "gbps": moved / seconds / 1e9,
+            "copy_gbps": moved / copy_seconds / 1e9, "fraction_of_copy": copy_seconds / seconds}
+    if dtype:  # runs before half precision recorded no dtype: they are float32
+        info["dtype"] = dtype
+    return {"group": f"C={c}", "name": f"{kernel}-{c}", "stats": {"median": seconds}, "extra_info": info}
+
+
+def save(tmp_path, rows):
+    path = tmp_path / "0001_run.json"
+    path.write_text(json.dumps({"benchmarks": rows, "machine_info": {"node": "test"},
+                                "commit_info": {"id": "abcdef1234"}, "datetime": "2026-11-30T00:00:00"}))
+    return path
+
+
 def fake_run(tmp_path):
-    def bench(kernel, c, seconds, copy_seconds, dtype=None):
-        moved = 2 * 2**30
-        info = {"kernel": kernel, "C": c, "N": 2**28 // c, "bytes": moved,
-                "gbps": moved / seconds / 1e9, "fraction_of_copy": copy_seconds / seconds}
-        if dtype:  # runs before half precision recorded no dtype: they are float32
-            info["dtype"] = dtype
-        return {"group": f"C={c}", "name": f"{kernel}-{c}", "stats": {"median": seconds}, "extra_info": info}
     rows = [bench("copy", 32, 0.5e-3, 0.5e-3), bench("copy", 1024, 0.5e-3, 0.5e-3),
             bench("torch.softmax", 32, 1.0e-3, 0.5e-3), bench("torch.softmax", 1024, 0.52e-3, 0.5e-3),
             bench("fast", 32, 0.55e-3, 0.5e-3), bench("slow", 32, 2e-3, 0.5e-3),
             bench("slow", 1024, 0.6e-3, 0.5e-3),
             bench("copy", 32, 0.25e-3, 0.25e-3, "bfloat16"),
             bench("halfway", 32, 0.5e-3, 0.25e-3, "bfloat16")]
-    path = tmp_path / "0001_run.json"
-    path.write_text(json.dumps({"benchmarks": rows, "machine_info": {"node": "test"},
-                                "commit_info": {"id": "abcdef1234"}, "datetime": "2026-11-30T00:00:00"}))
-    return path
+    return save(tmp_path, rows)
 
 
 def test_table_marks_the_best_and_compares_with_torch(tmp_path):
@@ -40,6 +46,14 @@ def test_each_element_type_has_its_own_table(tmp_path):
     fp32, bf16 = text.split("## float32")[1].split("## bfloat16")
     assert "halfway" not in fp32 and "| halfway | **4295 (50%)** |" in bf16
     assert "| fast |" not in bf16
+
+
+def test_each_kernel_is_judged_against_the_copy_timed_beside_it(tmp_path):
+    rows = [bench("copy", 32, 0.5e-3, 0.5e-3), bench("early", 32, 0.55e-3, 0.5e-3),
+            bench("late", 32, 0.6e-3, 0.55e-3)]  # the card slowed: its copy too
+    text = report.markdown(report.load(save(tmp_path, rows)))
+    assert "| early | **3905 (91%)** |" in text and "| late | 3579 (92%) |" in text
+    assert "| copy timed beside each kernel: GB/s, slowest-fastest | 3905-4295 |" in text
 
 
 def test_plot_is_written(tmp_path):
