@@ -21,7 +21,10 @@
 // @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256 fast_math=true
 // @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true
 // @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true
-// Longer rows: a block per row.
+// Longer rows: a block per row. From C ~ 600 to 1024, a block of 64 threads of 16 floats
+// measured 0.97-0.99 of copy against 0.97-0.98 for a warp of 32 (level with Triton's 0.99-1.00),
+// but 0.91 against 0.97 at C = 513 (reports/measurements/short_rows_2_ab.json).
+// @variant name=onepass_vec4_c1024_b64 kernel=onepass_vec4_c1024_b64 algorithm=online geometry=block-per-row threads=64 max_cols=1024 fast_math=true
 // @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
 // @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true
 // @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true
@@ -36,6 +39,7 @@ SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c256, float, 32, 8)
 SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c512, float, 32, 16)
 SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c1024, float, 32, 32)
 
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c1024_b64, float, 64, 16)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c2048, float, 256, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c4096, float, 512, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c8192, float, 512, 16)

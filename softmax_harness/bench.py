@@ -130,13 +130,13 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
 
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
-    kernel (a variant name, ``softmax`` for the dispatcher or ``torch``) reaches, timed in this
-    process (medians of CUDA-event timings, each kernel's in alternation with the copy's).
-    Kernels that cannot take C (or the type) are left out.
+    kernel (a variant name, ``softmax`` for the dispatcher, ``torch`` or ``triton``) reaches,
+    timed in this process (medians of CUDA-event timings, each kernel's in alternation with the
+    copy's). Kernels that cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
     import softmax_harness
 
-    from .baselines import torch_softmax
+    from .baselines import TRITON_MAX_COLS, torch_softmax, triton_softmax
 
     rows = []
     for n_cols in cols:
@@ -149,6 +149,10 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 row["dispatched"] = softmax_harness.dispatch.chosen_for(x).name
             elif name == "torch":
                 fn = torch_softmax()
+            elif name == "triton":  # the fp32 baseline, for rows it holds whole
+                fn = triton_softmax()
+                if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32":
+                    continue
             else:
                 try:
                     fn = softmax_harness.variant(name, root)

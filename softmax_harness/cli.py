@@ -84,7 +84,8 @@ def main(argv=None) -> int:
     add_report(sub)
     measure = sub.add_parser("measure", help="fraction of copy bandwidth of kernels at given row "
                              "lengths, timed in one process (~1 GiB inputs; needs a GPU)")
-    measure.add_argument("kernels", nargs="+", help="variant names, 'softmax' (the dispatcher), 'torch'")
+    measure.add_argument("kernels", nargs="+",
+                         help="variant names, 'softmax' (the dispatcher), 'torch', 'triton' (fp32)")
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--json", help="also write the rows to this file")

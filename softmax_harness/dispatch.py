@@ -1,7 +1,8 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
-the row up to C = 32768 (fp32, fp16 and bf16 alike); then the split-row kernel (a row over a
+the row up to C = 32768 (fp32, fp16 and bf16 alike; where two shapes of tile hold the same
+size, the one measured faster for the row length); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
 to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32,
 the fastest two-pass kernel. A row length picks the first entry whose limit admits it and whose
@@ -29,18 +30,30 @@ import functools
 from . import dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-_HALF_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+_HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+#: Limits below a size's own, where another shape of tile was measured faster (rows of
+#: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row):
+#: reports/measurements/short_rows_2_ab.json.
+_BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (1024, "onepass_vec4_c1024_b64"))},
+           "float16": {512: ((505, "onepass_f16_c512_l8"), (512, "onepass_f16_c512"))},
+           "bfloat16": {512: ((505, "onepass_bf16_c512_l8"), (512, "onepass_bf16_c512"))}}
+
+
+def _onepass(dtype: str, sizes, prefix: str):
+    for c in sizes:
+        yield from _BEFORE[dtype].get(c, ((c, f"{prefix}{c}"),))
+
 
 #: dtype -> the smallest one-pass limit that leaves room for a misaligned row's shift.
 ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*((c, f"onepass_vec4_c{c}") for c in _SIZES), (2**21, "split_row_smem_f32"),
+    "float32": (*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32"),
                 (None, "safe_block_vec4_1024")),
-    "float16": (*((c, f"onepass_f16_c{c}") for c in _HALF_SIZES), (69568, "split_row_smem_f16_b512"),
+    "float16": (*_onepass("float16", _HALF_SIZES, "onepass_f16_c"), (69568, "split_row_smem_f16_b512"),
                 (2**21, "split_row_smem_f16")),
-    "bfloat16": (*((c, f"onepass_bf16_c{c}") for c in _HALF_SIZES), (69568, "split_row_smem_bf16_b512"),
+    "bfloat16": (*_onepass("bfloat16", _HALF_SIZES, "onepass_bf16_c"), (69568, "split_row_smem_bf16_b512"),
                  (2**21, "split_row_smem_bf16")),
 }
 

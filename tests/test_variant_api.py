@@ -99,6 +99,20 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
     assert dispatch.TABLE["float32"][-1][0] is None, "fp32 takes any row length"
 
 
+def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
+    from softmax_harness import dispatch
+
+    # short_rows_2_ab.json: fp32 rows of 513 ran faster on a warp, of 600-1024 on a 64-thread
+    # block; 16-bit rows up to 505 (any shift fits 512) on 8 lanes of 64, of 506-512 on 16 of 32.
+    assert dispatch.choose(513, dtype="float32").name == "onepass_vec4_c1024"
+    assert dispatch.choose(600, dtype="float32").name == "onepass_vec4_c1024_b64"
+    assert dispatch.choose(500, dtype="float16", aligned=False).name == "onepass_f16_c512_l8"
+    assert dispatch.choose(505, dtype="bfloat16", aligned=False).name == "onepass_bf16_c512_l8"
+    assert dispatch.choose(506, dtype="float16", aligned=False).name == "onepass_f16_c512"
+    assert dispatch.choose(129, dtype="bfloat16").name == "onepass_bf16_c256"
+    assert dispatch.choose(257, dtype="float16").name == "onepass_f16_c512_l8"
+
+
 def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     from softmax_harness import dispatch
 
@@ -108,7 +122,7 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(32765, dtype="float32", aligned=False).name == "onepass_vec4_c32768"
     assert dispatch.choose(32766, dtype="float32", aligned=False).name == "split_row_smem_f32"
     assert dispatch.choose(16383, dtype="float32", aligned=False).name == "onepass_vec4_c16384"
-    assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024"
+    assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024_b64"
     assert dispatch.choose(1023, dtype="float16", aligned=False).name == "onepass_f16_c1024"
     assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
