@@ -11,8 +11,8 @@ hidden behind the previous launch instead of counted as idle GPU time. Inputs ar
 about 1 GiB, far larger than the 60 MB L2, so every launch streams from device memory.
 
 The ceiling is a device-to-device copy of the same bytes timed *beside* each kernel
-(alternating with it, round by round), not once per row length: within one sweep the
-same kernel measured up to 0.05 of copy apart when its copy was timed minutes earlier.
+(alternating with it, round by round), not once per row length, so that the two timings
+of each ratio see the card in the same state.
 """
 
 from __future__ import annotations

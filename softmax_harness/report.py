@@ -65,8 +65,8 @@ def markdown(run: dict, source: str = "") -> str:
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
         "GB/s counting the input read once and the output written once; in brackets, the",
-        "percentage of a device-to-device copy of the same bytes timed in the same run",
-        "(beside each kernel, round by round, where the row of copy spreads shows a range).",
+        "percentage of a device-to-device copy of the same bytes timed in the same run (from",
+        "run 0011 on, beside each kernel, round by round; the row of those copies gives their range).",
         "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
         f"Source: `{source}`" if source else "",
     ]
