@@ -55,6 +55,12 @@ def _events():
     return cupy.cuda.Event(), cupy.cuda.Event()
 
 
+def _synchronize():
+    import cupy
+
+    cupy.cuda.Device().synchronize()
+
+
 def _launches(fn, repeat, start, end) -> float:
     """Seconds per launch of ``repeat`` back-to-back launches, queued behind an untimed one."""
     import cupy
@@ -103,12 +109,10 @@ def paired_medians(*fns, warmup: int = 3, repeat: int = 20) -> tuple[float, ...]
     launches a timing) after ``warmup`` calls each, so that all see the card in the same state."""
     import statistics
 
-    import cupy
-
     for fn in fns:
         for _ in range(warmup):
             fn()
-    cupy.cuda.Device().synchronize()
+    _synchronize()
     start, end = _events()
     times = [[] for _ in fns]
     for _ in range(repeat):
