@@ -5,7 +5,7 @@
 // the same registers and the memory system sees as many bytes in flight. Sizes chosen
 // on the H200 (reports/NOTES.md). Rows of 129-505: 16 lanes of 16 up to 256 and 8 lanes of 64
 // up to 505 (any misaligned row of 505 fits 512 with its shift) measured 0.48-1.00 and
-// 0.84-0.94 of copy where 16 lanes of 32 reached 0.21-0.53 and 0.65-0.89; only aligned rows of
+// 0.84-0.98 of copy where 16 lanes of 32 reached 0.21-0.55 and 0.65-0.97; only aligned rows of
 // 496-504 were faster on 16 lanes of 32, by 0.01-0.035 (reports/measurements/short_rows_2_ab.json).
 //
 // @variant name=onepass_f16_c32 kernel=onepass_f16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=float16 fast_math=true

@@ -22,8 +22,9 @@
 // @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true
 // @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true
 // Longer rows: a block per row. From C ~ 600 to 1024, a block of 64 threads of 16 floats
-// measured 0.97-0.99 of copy against 0.97-0.98 for a warp of 32 (level with Triton's 0.99-1.00),
-// but 0.91 against 0.97 at C = 513 (reports/measurements/short_rows_2_ab.json).
+// measured 0.971-0.996 of copy against 0.965-0.983 for a warp of 32 (Triton 0.955-1.002, up to
+// 0.022 ahead at 6 of 8 lengths), but 0.91 against 0.97 at C = 513
+// (reports/measurements/short_rows_2_ab.json).
 // @variant name=onepass_vec4_c1024_b64 kernel=onepass_vec4_c1024_b64 algorithm=online geometry=block-per-row threads=64 max_cols=1024 fast_math=true
 // @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
 // @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true

@@ -12,9 +12,11 @@
 // overlap one group's loads with another's barrier and stores.
 // Unlike the cluster kernel it needs no sm_90 and no distributed shared memory.
 //
-// The fifth argument is a workspace of 7 * gridDim.x + 1 zeroed 32-bit words (the harness
-// allocates it): two rounds of gridDim.x 64-bit states, two rounds of gridDim.x next rows (one
-// a group), gridDim.x arrival counters (one a group) and the ticket counter. The sixth
+// The fifth argument is a workspace of 7 * gridDim.x + 2 zeroed 32-bit words: two rounds of
+// gridDim.x 64-bit states, two rounds of gridDim.x next rows (one a group), gridDim.x arrival
+// counters (one a group), the ticket counter and an exit counter. The last block out zeroes it
+// again, so the harness keeps one a stream instead of zeroing a new one before each launch
+// (1-5 us a launch: reports/measurements/split_workspace_ab.json). The sixth
 // is PARTS, which divides gridDim.x; the harness picks it (split_plan) so that every resident
 // block holds part of a row, and no slice exceeds the tile.
 //
@@ -264,6 +266,21 @@ struct Group {
         next_row = next[slot];
         return row_state;
     }
+
+    // The last block out zeroes the workspace for the next launch: every block's last use of it
+    // comes before its fence and its count at the exit counter.
+    __device__ __forceinline__ void leave() {
+        __shared__ bool last;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            __threadfence();
+            last = atomicAdd(workspace + 7 * gridDim.x + 1, 1u) == gridDim.x - 1;
+            if (last) __threadfence();
+        }
+        __syncthreads();
+        if (last)
+            for (unsigned i = threadIdx.x; i < 7 * gridDim.x + 2; i += blockDim.x) workspace[i] = 0;
+    }
 };
 
 // One row at a time: E elements per thread in registers and S more in shared memory. The stash
@@ -288,10 +305,10 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
     __shared__ unsigned next[2];  // the group's next row, by round parity
     Stash<T, THREADS, S> stash{stash_buf, (int)threadIdx.x};
     unsigned row = g.group;
-    if (row >= (unsigned)n_rows) return;  // the whole group: the harness launches no more groups than rows
     int h = held(row);
-    stash.load(in(row) + h, g.count - h);
-    while (true) {
+    // The whole group skips this when it has no row (the harness launches no more groups than rows).
+    if (row < (unsigned)n_rows) stash.load(in(row) + h, g.count - h);
+    while (row < (unsigned)n_rows) {
         Tile tile;
         tile.template load<LINE>(in(row), h, threadIdx.x);
         g.take_ticket();
@@ -301,16 +318,15 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
         const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state, next, next_row);
         T* out = sh::row_of(y, row, n_cols) + g.start;
         stash.store(out + h, stashed, all);
-        const bool more = next_row < (unsigned)n_rows;
         const int here = h;
-        if (more) {
+        if (next_row < (unsigned)n_rows) {
             h = held(next_row);
             stash.load(in(next_row) + h, g.count - h);
         }
         tile.store(out, here, threadIdx.x, mine, all);
-        if (!more) break;
         row = next_row;
     }
+    g.leave();
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ Fields (``key=value``, values may be quoted):
                 ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row) or
                 ``split-row`` (a persistent, cooperatively launched grid of ``blocks_per_sm`` blocks per
                 multiprocessor; groups of blocks share a row and meet at a barrier in global memory;
-                the kernel takes two more arguments, a zeroed workspace of 7 * gridDim.x + 1 32-bit
-                words and the blocks per row, which divides gridDim.x)
+                the kernel takes two more arguments, a zeroed workspace of 7 * gridDim.x + 2 32-bit
+                words, which it leaves zeroed, and the blocks per row, which divides gridDim.x)
 ``threads``     threads per block: a multiple of 32, at most 1024
 ``lanes``       threads that share one row (``group-per-row`` and ``grid-stride``; others derive it)
 ``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` and ``split-row`` (default 4)

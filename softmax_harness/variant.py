@@ -51,7 +51,9 @@ class Variant:
     def __init__(self, spec: VariantSpec):
         self.spec = spec
         self._function = None
+        self._smem_asked = 0  # the dynamic shared memory the compiled function may take
         self._resident: dict[int, int] = {}  # split-row: blocks that fit on each device at once
+        self._workspaces: dict[tuple[int, int], object] = {}  # split-row: one per (device, stream)
 
     name = property(lambda self: self.spec.name)
     algorithm = property(lambda self: self.spec.algorithm)
@@ -145,8 +147,8 @@ class Variant:
         function = self.compile()
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
         args = (x, out, np.int32(n_rows), np.int32(n_cols))
-        if smem > 48 * 1024:  # beyond the default limit a launch must ask for it
-            function.max_dynamic_shared_size_bytes = smem
+        if smem > max(48 * 1024, self._smem_asked):  # beyond the default limit a launch must ask for it
+            function.max_dynamic_shared_size_bytes = self._smem_asked = smem
         if self.spec.geometry == "split-row":
             self._launch_split(function, grid, block, args, smem)
             return out
@@ -157,7 +159,8 @@ class Variant:
         """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace
         and the blocks per row (``split_plan``) over at most ``blocks_per_sm`` blocks per
         multiprocessor, or fewer if fewer fit (the occupancy API decides: a profiler or sanitizer
-        may take registers)."""
+        may take registers). The kernel leaves its workspace zeroed, so one per device and stream
+        serves every launch (launches on one stream never overlap)."""
         import cupy
 
         kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
@@ -171,6 +174,15 @@ class Variant:
             groups, parts = split_plan(int(args[2]), int(args[3]), self.spec.tile, blocks, block[0], chunk)
         except ValueError as exc:
             raise self._error(ValueError, str(exc)) from None
-        workspace = cupy.zeros(7 * groups * parts + 1, dtype=cupy.uint32)
+        key = (device, cupy.cuda.get_current_stream().ptr)
+        workspace = self._workspaces.get(key)
+        first = workspace is None
+        if first:
+            workspace = cupy.zeros(7 * self._resident[device] + 2, dtype=cupy.uint32)
         kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=smem,
                enable_cooperative_groups=True)
+        if first:  # once a stream: a kernel that leaves it dirty would wreck the next launch
+            if int(cupy.count_nonzero(workspace)):
+                raise self._error(RuntimeError, "left its workspace non-zero; a split-row kernel must zero "
+                                  "it before it exits (the next launch reuses it)")
+            self._workspaces[key] = workspace

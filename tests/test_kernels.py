@@ -86,6 +86,48 @@ def test_split_row_slices_filled_to_the_tile(split_variant):
         holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
 
 
+def test_split_row_leaves_its_workspace_zeroed(split_variant):
+    """The kernel zeroes its workspace on the way out, so the next launch on the stream reuses it:
+    zero again after a row over the whole grid, a full round of rows of a few blocks each, and rows
+    of one block; a launch on another stream gets one of its own."""
+    import cupy
+
+    from softmax_harness.variant import multiprocessor_count
+
+    spec = split_variant.spec
+    many = spec.blocks_per_sm * multiprocessor_count(0) + 5
+    for n_rows, n_cols in ((2, spec.max_cols - 1), (many, 3 * spec.tile + 5), (2 * len(MIXED), 1000)):
+        holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
+        cupy.cuda.Device().synchronize()
+        left = [int(cupy.count_nonzero(w)) for w in split_variant._workspaces.values()]
+        assert left == [0] * len(left), (n_rows, n_cols)
+    with cupy.cuda.Stream() as stream:
+        holds_every_property(split_variant, BatchRecipe(3 * spec.tile + 5, MIXED, n_rows=len(MIXED)))
+        stream.synchronize()
+    assert (0, stream.ptr) in split_variant._workspaces
+    assert all(int(cupy.count_nonzero(w)) == 0 for w in split_variant._workspaces.values())
+
+
+DIRTY = """// @variant name=dirty kernel=dirty algorithm=online geometry=split-row threads=32 tile=1024
+extern "C" __global__ void dirty(const float* x, float* y, int n_rows, int n_cols, unsigned* workspace,
+                                 int parts) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) workspace[0] = 1;
+}
+"""
+
+
+def test_a_split_kernel_that_leaves_its_workspace_dirty_is_named(tmp_path):
+    import cupy
+
+    from softmax_harness import Variant
+    from softmax_harness.registry import parse_file
+
+    (tmp_path / "dirty.cu").write_text(DIRTY)
+    (spec,) = parse_file(tmp_path / "dirty.cu")
+    with pytest.raises(RuntimeError, match="'dirty': left its workspace non-zero"):
+        Variant(spec)(cupy.zeros((4, 100), dtype=cupy.float32))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @given(recipe=batches(lengths(long_rows=True)))
 @example(recipe=CLASSIC[2])
