@@ -53,6 +53,7 @@ def test_each_kernel_is_judged_against_the_copy_timed_beside_it(tmp_path):
             bench("late", 32, 0.6e-3, 0.55e-3)]  # the card slowed: its copy too
     text = report.markdown(report.load(save(tmp_path, rows)))
     assert "| early | **3905 (91%)** |" in text and "| late | 3579 (92%) |" in text
+    assert "| copy | 4295 (105%) |" in text  # timed on its own, against the median of those beside
     assert "| copy timed beside each kernel: GB/s, slowest-fastest | 3905-4295 |" in text
 
 
