@@ -91,9 +91,8 @@ def _section(table: dict) -> list[str]:
             if info is None:
                 cells.append("")
                 continue
-            fraction = info["fraction_of_copy"]
-            if kernel == "copy" and _beside(table, c):  # timed on its own: against the copies beside kernels
-                fraction = info["gbps"] / statistics.median(_beside(table, c))
+            beside = _beside(table, c) if kernel == "copy" else []  # timed on its own: against those
+            fraction = info["gbps"] / statistics.median(beside) if beside else info["fraction_of_copy"]
             text = f"{info['gbps']:.0f} ({100 * fraction:.0f}%)"
             cells.append(f"**{text}**" if best.get(c, (None,))[0] == kernel else text)
         lines.append(f"| {kernel} | " + " | ".join(cells) + " |")
