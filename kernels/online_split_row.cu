@@ -204,8 +204,13 @@ struct Group {
     // No fences: with a release/acquire counter and the states read after it, blocks left the
     // meeting 4.5 us after the last arrival on average at C = 2^20, in rows of ~20 us; now 2.7 us
     // (fp32 2^20: 0.87-0.88 -> 0.91-0.92 of copy; reports/measurements/split_meet_trace.json).
-    // Polling the states without a counter was slower: the polls slowed everyone's loads. Two rounds of slots, and a slot's tag alternates
-    // between its rounds: a block can be at most one round ahead of its group.
+    // Polling the states without a counter was slower: the polls slowed everyone's loads. In
+    // groups of 48 blocks or more the first warp stops waiting for the counter when all but four
+    // have arrived and polls the states from there (a round trip less after the last arrival):
+    // fp32 2^20 0.901-0.906 -> 0.908-0.916 of copy, 2^21 0.815 -> 0.834-0.835, 16-bit 2^21
+    // +0.009-0.012; in smaller groups it cost 0.01-0.02, so they wait for the whole count
+    // (reports/measurements/split_early_poll_ab.json). Two rounds of slots, and a slot's tag
+    // alternates between its rounds: a block can be at most one round ahead of its group.
     __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
                                                unsigned (&next)[2], unsigned& next_row) {
         const unsigned slot = round & 1;
@@ -229,7 +234,8 @@ struct Group {
                 store_relaxed(states + rank, tagged(block, tag));
                 if (rank == 0) store_relaxed(next_of_group, mine_next << 1 | tag);
                 add_relaxed(arrived);
-                while (load_relaxed(arrived) < round * parts) {
+                const unsigned early = parts >= 48 ? 4u : 0u;
+                while (load_relaxed(arrived) + early < round * parts) {
                 }
             }
             __syncwarp();
