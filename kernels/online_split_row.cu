@@ -98,8 +98,8 @@ __device__ __forceinline__ void chunk_floats(const T* p, float (&v)[16 / sizeof(
 // (chunk k of thread t at elements W * (k * THREADS + t)), copied in with cp.async, so they
 // are in flight beside the register tile's loads without taking registers. Nothing outside
 // the part is read or written; chunks past its end are left out, and the positions past its
-// end in its last chunk hold -inf. A float stash keeps exp(x - m_t) in place for the store (as
-// the register tile does); a 16-bit one recomputes exp(x - m) when writing.
+// end in its last chunk hold -inf. A float stash keeps exp(x - m_t) / c in place for the store
+// (as the register tile does); a 16-bit one recomputes exp(x - m) when writing.
 template <class T, int THREADS, int S>
 struct Stash {
     static constexpr int W = 16 / (int)sizeof(T);
@@ -109,6 +109,7 @@ struct Stash {
     T* buf;  // THREADS * S elements of shared memory
     int lane;
     int n = 0;  // elements of the part held
+    float c = 1.0f;  // a float stash holds exp(x - m_t) / c (see sh::ExpArgs)
 
     __device__ __forceinline__ int at(int k) const { return W * (k * THREADS + lane); }
 
@@ -142,31 +143,45 @@ struct Stash {
             for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
         }
         const float base = m == sh::neg_inf() ? 0.0f : m;
-        float d = 0.0f;
+        const float d = sh::with_exp_args<T>(base, [&](auto arg) {
+            float d = 0.0f;
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
-            chunk_floats(buf + at(k), v);
+            for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+                chunk_floats(buf + at(k), v);
 #pragma unroll
-            for (int j = 0; j < W; ++j) {
-                v[j] = sh::ex2((v[j] - base) * sh::LOG2E);
-                d += v[j];
+                for (int j = 0; j < W; ++j) {
+                    v[j] = sh::ex2(arg(v[j]));
+                    d += v[j];
+                }
+                if constexpr (IN_PLACE) *reinterpret_cast<float4*>(buf + at(k)) = make_float4(v[0], v[1], v[2], v[3]);
             }
-            if constexpr (IN_PLACE) *reinterpret_cast<float4*>(buf + at(k)) = make_float4(v[0], v[1], v[2], v[3]);
-        }
+            c = arg.c;
+            return d * arg.c;
+        });
         return {m, d};
     }
 
     // Write y = softmax for the part, given this thread's state and the row's.
     __device__ __forceinline__ void store(T* __restrict__ part, sh::MaxSum mine, sh::MaxSum all) const {
-        const float scale = IN_PLACE ? sh::tile_scale(mine, all) : __frcp_rn(all.d);
         const bool aligned = sh::shift_of<T, W>(part) == 0;
+        const auto write = [&](auto out) {
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
-            float y[W];
-            chunk_floats(buf + at(k), y);
+            for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+                float y[W];
+                chunk_floats(buf + at(k), y);
 #pragma unroll
-            for (int j = 0; j < W; ++j) y[j] = (IN_PLACE ? y[j] : sh::ex2((y[j] - all.m) * sh::LOG2E)) * scale;
-            sh::store_chunk<T, W>(part, at(k), y, 0, n, aligned);
+                for (int j = 0; j < W; ++j) y[j] = out(y[j]);
+                sh::store_chunk<T, W>(part, at(k), y, 0, n, aligned);
+            }
+        };
+        if constexpr (IN_PLACE) {
+            const float scale = sh::tile_scale(mine, all) * c;
+            write([&](float e) { return e * scale; });
+        } else {
+            sh::with_exp_args<T>(all.m, [&](auto arg) {
+                const float scale = arg.c * __frcp_rn(all.d);
+                write([&](float x) { return sh::ex2(arg(x)) * scale; });
+            });
         }
     }
 };
@@ -208,9 +223,11 @@ struct Group {
     // groups of 48 blocks or more the first warp stops waiting for the counter when all but four
     // have arrived and polls the states from there (a round trip less after the last arrival):
     // fp32 2^20 0.901-0.906 -> 0.908-0.916 of copy, 2^21 0.815 -> 0.834-0.835, 16-bit 2^21
-    // +0.009-0.012; in smaller groups it cost 0.01-0.02, so they wait for the whole count
-    // (reports/measurements/split_early_poll_ab.json). Two rounds of slots, and a slot's tag
-    // alternates between its rounds: a block can be at most one round ahead of its group.
+    // +0.009-0.012; in groups of 7-31 it cost 0.01-0.02 (reports/measurements/
+    // split_early_poll_ab.json). Groups of 24-47 stop at all but two: 16-bit 2^20 (31 blocks)
+    // +0.001-0.005 (exp_args_ab.json, store_exp_ab.json); smaller ones wait for the whole count.
+    // Two rounds of slots, and a slot's tag alternates between its rounds: a block can be at most
+    // one round ahead of its group.
     __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
                                                unsigned (&next)[2], unsigned& next_row) {
         const unsigned slot = round & 1;
@@ -234,7 +251,7 @@ struct Group {
                 store_relaxed(states + rank, tagged(block, tag));
                 if (rank == 0) store_relaxed(next_of_group, mine_next << 1 | tag);
                 add_relaxed(arrived);
-                const unsigned early = parts >= 48 ? 4u : 0u;
+                const unsigned early = parts >= 48 ? 4u : parts >= 24 ? 2u : 0u;
                 while (load_relaxed(arrived) + early < round * parts) {
                 }
             }

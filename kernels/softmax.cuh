@@ -22,6 +22,7 @@ __device__ __forceinline__ float exp_below(float a, float b) {
 // Fast path for one-pass kernels (declared fast_math=true): 2^x on the special-function
 // unit, about 2 ulp; ex2(-inf) = 0 and NaN stays NaN. exp(a - b) is ex2((a - b) * log2 e):
 // the subtraction first, so the rounding error scales with |a - b|, not with |b|.
+// (Tiles, with many a of one b, take one FFMA an element instead: ExpArgs.)
 constexpr float LOG2E = 1.4426950408889634f;
 
 __device__ __forceinline__ float ex2(float x) {
@@ -219,6 +220,39 @@ __device__ __forceinline__ unsigned max_pair(unsigned a, unsigned b, bf16_t) {
     return r;
 }
 
+// The argument of ex2 for exp(x - m), for the many x of a tile that share one m. SHIFTED: one
+// FFMA an element, x * log2e - s with s = fl(m * log2e), and exp(x - m) = ex2(x * log2e - s) * c,
+// where c = ex2(-(m * log2e - s)) puts back s's rounding (an FMA gives it exactly): each argument
+// is rounded once, and the error still scales with |x - m|, not with |m|. Else (x - m) * log2e,
+// a subtraction and a product. SHIFTED needs |m| < 2^22 (so |m * log2e - s| <= 1/2) or an
+// infinite or NaN m (which gives what x - m gives): always so for float16 elements. One op an
+// element less in the 16-bit kernels, whose long rows are short of issue slots: split rows of
+// 2^20 +0.007-0.009 of copy, others within 0.003 (reports/measurements/exp_args_ab.json).
+template <bool SHIFTED>
+struct ExpArgs {
+    float m, s, c;
+    __device__ __forceinline__ explicit ExpArgs(float m_) : m(m_), s(0.0f), c(1.0f) {
+        if constexpr (SHIFTED) {
+            s = __fmul_rn(m, LOG2E);
+            c = ex2(-__fmaf_rn(m, LOG2E, -s));
+        }
+    }
+    __device__ __forceinline__ float operator()(float x) const {
+        if constexpr (SHIFTED) return __fmaf_rn(x, LOG2E, -s);
+        else return (x - m) * LOG2E;
+    }
+};
+__device__ __forceinline__ bool shifts(float m, half_t) { return true; }
+__device__ __forceinline__ bool shifts(float m, bf16_t) { return fabsf(m) < 4194304.0f; }
+__device__ __forceinline__ bool shifts(float m, float) { return fabsf(m) < 4194304.0f; }
+
+// f(ExpArgs<...>(m)), shifted where it may be (float16: one path, no branch).
+template <class T, class F>
+__device__ __forceinline__ auto with_exp_args(float m, F f) {
+    if (shifts(m, T{})) return f(ExpArgs<true>(m));
+    return f(ExpArgs<false>(m));
+}
+
 // Round to nearest even; NaN stays NaN, overflow gives inf.
 template <class T>
 __device__ T from_float(float f);
@@ -318,8 +352,8 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // access of a warp covers neighbouring elements; the stores of an output row that is
 // misaligned differently from its input row go element by element too.
 //
-// float rows keep their values as float; fold() turns them into exp(x - m_t) in place,
-// and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
+// float rows keep their values as float; fold() turns them into exp(x - m_t) / c in place
+// (c: see ExpArgs), and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
 // same registers, so twice the bytes in flight), and store() recomputes exp(x - m) / d.
 template <class T, int LANES, int E>
 struct RowTile {
@@ -334,6 +368,7 @@ struct RowTile {
     float v[WIDE ? E : 1];
     unsigned w[WIDE ? 1 : E / 2];  // 16-bit elements, two to a word (element 2k in the low bits)
     int shift;                     // -1: element by element
+    float c = 1.0f;                // float tiles hold exp(x - m_t) / c (see ExpArgs)
 
     __device__ __forceinline__ float get(int i) const {
         if constexpr (WIDE) return v[i];
@@ -406,30 +441,41 @@ struct RowTile {
             m = fmaxf(get_word(pair, 0), get_word(pair, 1));
         }
         const float base = m == neg_inf() ? 0.0f : m;
-        float d = 0.0f;
+        const float d = with_exp_args<T>(base, [&](auto arg) {
+            float d = 0.0f;
 #pragma unroll
-        for (int i = 0; i < E; ++i) {
-            const float e = ex2((get(i) - base) * LOG2E);
-            if constexpr (WIDE) v[i] = e;
-            d += e;
-        }
+            for (int i = 0; i < E; ++i) {
+                const float e = ex2(arg(get(i)));
+                if constexpr (WIDE) v[i] = e;
+                d += e;
+            }
+            c = arg.c;
+            return d * arg.c;
+        });
         return {m, d};
     }
 
-    // Output for tile position i, given this tile's and the row's states.
-    __device__ __forceinline__ float out(int i, float scale, float row_max) const {
-        if constexpr (WIDE) return v[i] * scale;
-        else return ex2((get(i) - row_max) * LOG2E) * scale;
+    // Write y = softmax for the elements inside the row: float e_i * c * exp(m_t - m) / d,
+    // 16-bit exp(x_i - m) * (1 / d).
+    __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
+        if constexpr (WIDE) {
+            const float scale = tile_scale(mine, all) * c;
+            write(row, n, lane, [&](int i) { return v[i] * scale; });
+        } else {
+            with_exp_args<T>(all.m, [&](auto arg) {
+                const float scale = arg.c * __frcp_rn(all.d);
+                write(row, n, lane, [&](int i) { return ex2(arg(get(i))) * scale; });
+            });
+        }
     }
 
-    // Write y = softmax for the elements inside the row.
-    __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
-        // float: e_i * exp(m_t - m) / d; 16-bit: exp(x_i - m) * (1 / d).
-        const float scale = WIDE ? tile_scale(mine, all) : __frcp_rn(all.d);
+    // Write out(i) for the tile positions inside the row.
+    template <class Out>
+    __device__ __forceinline__ void write(T* __restrict__ row, int n, int lane, Out out) const {
         if (shift < 0) {
 #pragma unroll
             for (int i = 0; i < E; ++i)
-                if (i * LANES + lane < n) row[i * LANES + lane] = from_float<T>(out(i, scale, all.m));
+                if (i * LANES + lane < n) row[i * LANES + lane] = from_float<T>(out(i));
             return;
         }
         const bool vectors = shift_of<T, W>(row) == shift % W;  // y as misaligned as x
@@ -437,7 +483,7 @@ struct RowTile {
         for (int k = 0; k < CHUNKS; ++k) {
             float y[W];
 #pragma unroll
-            for (int j = 0; j < W; ++j) y[j] = out(W * k + j, scale, all.m);
+            for (int j = 0; j < W; ++j) y[j] = out(W * k + j);
             store_chunk<T, W>(row - shift, W * (k * LANES + lane), y, shift, shift + n, vectors);
         }
     }

@@ -8,7 +8,10 @@ involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
 * the exponential itself: ``expf`` is within 2 ulp (CUDA Programming Guide). A
   ``fast_math`` variant (``__expf``, i.e. ``ex2.approx(x * log2 e)``) rounds the
   scaled argument once more and ``ex2.approx`` is within 2 ulp, so it is charged
-  ``FAST_EXP_ULPS`` and twice the argument term;
+  ``FAST_EXP_ULPS`` and twice the argument term. Its register tiles take exp(x_i - m_t)
+  as ``ex2(x_i * log2 e - s) * c`` with s = fl(m_t * log2 e) and c = ex2(-(m_t * log2 e - s))
+  (``ExpArgs`` in kernels/softmax.cuh): one rounding of the argument (within the
+  argument term) and c, 2 ulp, in both the tile's sum and its outputs: ``SHIFT_ULPS``;
 * the sum d: each addition in the longest sequential chain adds at most u
   relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
   §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
@@ -43,6 +46,7 @@ FTZ_FLOOR = 2.0**-125
 FLT_TINY = 2.0**-126  # smallest normal float32
 EXP_ULPS = 2.0
 FAST_EXP_ULPS = 4.0
+SHIFT_ULPS = 8.0
 ONLINE_STEP_ULPS = 3.0
 SLACK = 2.0
 
@@ -64,7 +68,7 @@ def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: boo
         gap = xp.abs(x64 - peak)
     gap = xp.where(xp.isfinite(gap), gap, 0.0)
     step = ONLINE_STEP_ULPS if algorithm == "online" else 1.0
-    exp_ulps = FAST_EXP_ULPS if fast_math else EXP_ULPS
+    exp_ulps = FAST_EXP_ULPS + SHIFT_ULPS if fast_math else EXP_ULPS
     arg_weight = 2.0 if fast_math else 1.0
     rel = U * (gap * arg_weight + exp_ulps + 2.0 + step * chain_length(n_cols, lanes))
     fmt = dtypes.of(dtype)
