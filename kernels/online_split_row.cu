@@ -143,7 +143,7 @@ struct Stash {
             for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
         }
         const float base = m == sh::neg_inf() ? 0.0f : m;
-        const float d = sh::with_exp_args<T>(base, [&](auto arg) {
+        const float d = sh::with_exp_args<T, true>(base, [&](auto arg) {
             float d = 0.0f;
 #pragma unroll 1
             for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
@@ -178,7 +178,7 @@ struct Stash {
             const float scale = sh::tile_scale(mine, all) * c;
             write([&](float e) { return e * scale; });
         } else {
-            sh::with_exp_args<T>(all.m, [&](auto arg) {
+            sh::with_exp_args<T, true>(all.m, [&](auto arg) {
                 const float scale = arg.c * __frcp_rn(all.d);
                 write([&](float x) { return sh::ex2(arg(x)) * scale; });
             });
@@ -312,7 +312,7 @@ struct Group {
 template <class T, int THREADS, int E, int S>
 __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
                                            unsigned* __restrict__ workspace, int parts, T* stash_buf) {
-    using Tile = sh::RowTile<T, THREADS, E>;
+    using Tile = sh::RowTile<T, THREADS, E, true>;  // exponentials from sh::ExpArgs
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
     constexpr int LINE = 128 / (int)sizeof(T);  // elements of a 128-byte cache line

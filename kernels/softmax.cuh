@@ -226,8 +226,10 @@ __device__ __forceinline__ unsigned max_pair(unsigned a, unsigned b, bf16_t) {
 // is rounded once, and the error still scales with |x - m|, not with |m|. Else (x - m) * log2e,
 // a subtraction and a product. SHIFTED needs |m| < 2^22 (so |m * log2e - s| <= 1/2) or an
 // infinite or NaN m (which gives what x - m gives): always so for float16 elements. One op an
-// element less in the 16-bit kernels, whose long rows are short of issue slots: split rows of
-// 2^20 +0.007-0.009 of copy, others within 0.003 (reports/measurements/exp_args_ab.json).
+// element less: the split-row kernel takes it (16-bit rows of 2^20, short of issue slots, +0.007-
+// 0.009 of copy; the rest within 0.003: reports/measurements/exp_args_ab.json). The one-pass
+// kernels do not: in run 0015 it cost 16-bit rows of 128 0.05 (small tiles, 32 -> 40 registers)
+// and bfloat16 rows of 500 0.026.
 template <bool SHIFTED>
 struct ExpArgs {
     float m, s, c;
@@ -246,10 +248,12 @@ __device__ __forceinline__ bool shifts(float m, half_t) { return true; }
 __device__ __forceinline__ bool shifts(float m, bf16_t) { return fabsf(m) < 4194304.0f; }
 __device__ __forceinline__ bool shifts(float m, float) { return fabsf(m) < 4194304.0f; }
 
-// f(ExpArgs<...>(m)), shifted where it may be (float16: one path, no branch).
-template <class T, class F>
+// f(ExpArgs<...>(m)): SHIFT, shifted where it may be (float16: one path, no branch).
+template <class T, bool SHIFT, class F>
 __device__ __forceinline__ auto with_exp_args(float m, F f) {
-    if (shifts(m, T{})) return f(ExpArgs<true>(m));
+    if constexpr (SHIFT) {
+        if (shifts(m, T{})) return f(ExpArgs<true>(m));
+    }
     return f(ExpArgs<false>(m));
 }
 
@@ -353,9 +357,10 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // misaligned differently from its input row go element by element too.
 //
 // float rows keep their values as float; fold() turns them into exp(x - m_t) / c in place
-// (c: see ExpArgs), and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
+// (c: see ExpArgs; 1 without SHIFT), and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
 // same registers, so twice the bytes in flight), and store() recomputes exp(x - m) / d.
-template <class T, int LANES, int E>
+// SHIFT: exponentials from ExpArgs<true> where they may be.
+template <class T, int LANES, int E, bool SHIFT = false>
 struct RowTile {
     // Raw 16-bit storage pays off for big tiles; small ones convert to float at load.
     static constexpr bool PACKED = sizeof(T) == 2 && E >= 32;
@@ -441,7 +446,7 @@ struct RowTile {
             m = fmaxf(get_word(pair, 0), get_word(pair, 1));
         }
         const float base = m == neg_inf() ? 0.0f : m;
-        const float d = with_exp_args<T>(base, [&](auto arg) {
+        const float d = with_exp_args<T, SHIFT>(base, [&](auto arg) {
             float d = 0.0f;
 #pragma unroll
             for (int i = 0; i < E; ++i) {
@@ -462,7 +467,7 @@ struct RowTile {
             const float scale = tile_scale(mine, all) * c;
             write(row, n, lane, [&](int i) { return v[i] * scale; });
         } else {
-            with_exp_args<T>(all.m, [&](auto arg) {
+            with_exp_args<T, SHIFT>(all.m, [&](auto arg) {
                 const float scale = arg.c * __frcp_rn(all.d);
                 write(row, n, lane, [&](int i) { return ex2(arg(get(i))) * scale; });
             });

@@ -8,10 +8,11 @@ involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
 * the exponential itself: ``expf`` is within 2 ulp (CUDA Programming Guide). A
   ``fast_math`` variant (``__expf``, i.e. ``ex2.approx(x * log2 e)``) rounds the
   scaled argument once more and ``ex2.approx`` is within 2 ulp, so it is charged
-  ``FAST_EXP_ULPS`` and twice the argument term. Its register tiles take exp(x_i - m_t)
+  ``FAST_EXP_ULPS`` and twice the argument term. The split-row kernel takes exp(x_i - m_t)
   as ``ex2(x_i * log2 e - s) * c`` with s = fl(m_t * log2 e) and c = ex2(-(m_t * log2 e - s))
   (``ExpArgs`` in kernels/softmax.cuh): one rounding of the argument (within the
-  argument term) and c, 2 ulp, in both the tile's sum and its outputs: ``SHIFT_ULPS``;
+  argument term) and c, 2 ulp, in both the tile's sum and its outputs: ``SHIFT_ULPS``
+  (charged to every fast_math variant: the bound does not know the kernel);
 * the sum d: each addition in the longest sequential chain adds at most u
   relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
   §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
