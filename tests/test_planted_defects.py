@@ -1,11 +1,11 @@
 """The harness testing itself, without a GPU: each planted defect in a NumPy stand-in
-is caught by the property that should catch it, under the ``ci`` profile, and the
-correct stand-ins pass every property."""
+is caught by the property that should catch it, under the ``ci`` profile, a caught defect
+shrinks to a small batch, and the correct stand-ins pass every property."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 
 import standins
 from softmax_harness.properties import PROPERTIES, Subject, check, check_recipe
@@ -13,15 +13,20 @@ from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches,
 
 CPU = dict(lens=lengths(limit=300), max_elements=2**14)
 CI = settings(settings.get_profile("ci"), database=None, suppress_health_check=list(HealthCheck))
+# Finding a defect is the generate phase; shrinking it is Hypothesis' work (and most of the
+# time), checked once below.
+HUNT = settings(CI, phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
 
-def holds(subject, properties=PROPERTIES, seen=None):
-    @CI
+def holds(subject, properties=PROPERTIES, seen=None, budget=HUNT):
+    """A Hypothesis test that every property holds on every batch (``seen`` collects each
+    recipe with the failures it found)."""
+    @budget
     @given(recipe=batches(**CPU))
     def every_batch(recipe):
         report = check_recipe(subject, recipe, properties=properties)
         if seen is not None:
-            seen.append(report.failures)
+            seen.append((recipe, report.failures))
         report.raise_if_failed()
 
     return every_batch
@@ -45,10 +50,23 @@ def test_each_defect_is_caught_by_its_property(name):
     # PropertyFailure, or Hypothesis' FlakyFailure for the defect that comes and goes
     with pytest.raises(Exception):  # noqa: B017
         holds(subject, (defect.catches,), seen)()
-    failures = [f for f in seen if f]
+    failures = [f for _, f in seen if f]
     assert failures and all(list(f) == [defect.catches] for f in failures)
     message = failures[0][defect.catches]
     assert name in message and "reproduce:" in message
+
+
+def test_a_caught_defect_shrinks_to_one_short_row():
+    """The recipes shrink: Hypothesis takes a sum-before-max failure down to a single row of
+    a few columns, which is what the failure report and its repro line then show."""
+    defect = standins.DEFECTS["sum_before_max"]
+    subject = Subject("sum_before_max", defect.fn, lanes=defect.lanes, algorithm=defect.algorithm)
+    seen = []
+    with pytest.raises(Exception):  # noqa: B017
+        holds(subject, (defect.catches,), seen, budget=CI)()
+    failing = [recipe for recipe, failures in seen if failures]
+    shrunk = failing[-1]  # Hypothesis replays the minimal example last
+    assert len(failing) > 1 and shrunk.n_rows == 1 and len(shrunk.rows) == 1 and shrunk.n_cols <= 4, shrunk
 
 
 def test_failure_message_names_row_column_values_and_reproduction():
