@@ -19,25 +19,28 @@ settings.load_profile("dev")
 pytest_plugins = ["softmax_harness.pytest_plugin"]
 
 
-def _selected(config, candidates):
+KINDS = {  # fixture: which variants it takes
+    "variant": lambda v: not v.spec.known_bad,
+    "split_variant": lambda v: not v.spec.known_bad and v.spec.geometry == "split-row",
+    "bad_variant": lambda v: v.spec.known_bad,
+}
+
+
+def _selected(config, kind):
+    """The variants of ``kind`` that --variant names (all when it names none); NAME@DIR adds the
+    one declared under DIR (a staged file, say), with that as its test id."""
     wanted = config.getoption("--variant")  # "__none__" selects no kernel at all
-    return [v for v in candidates if not wanted or v.name in wanted]
+    declared = softmax_harness.variants() + softmax_harness.known_bad()
+    chosen = [v for v in declared if KINDS[kind](v) and (not wanted or v.name in wanted)]
+    elsewhere = [softmax_harness.variant(w) for w in wanted if "@" in w]
+    return chosen + [v for v in elsewhere if KINDS[kind](v)]
 
 
 def pytest_generate_tests(metafunc):
-    config = metafunc.config
-    if "variant" in metafunc.fixturenames:
-        chosen = _selected(config, softmax_harness.variants())
-        metafunc.parametrize("variant", chosen, ids=[v.name for v in chosen], indirect=True,
-                             scope="session")
-    if "split_variant" in metafunc.fixturenames:
-        chosen = _selected(config, [v for v in softmax_harness.variants() if v.spec.geometry == "split-row"])
-        metafunc.parametrize("split_variant", chosen, ids=[v.name for v in chosen], indirect=True,
-                             scope="session")
-    if "bad_variant" in metafunc.fixturenames:
-        chosen = _selected(config, softmax_harness.known_bad())
-        metafunc.parametrize("bad_variant", chosen, ids=[v.name for v in chosen], indirect=True,
-                             scope="session")
+    for kind in KINDS:
+        if kind in metafunc.fixturenames:
+            chosen = _selected(metafunc.config, kind)
+            metafunc.parametrize(kind, chosen, ids=[v.ref for v in chosen], indirect=True, scope="session")
 
 
 def _compiled(request):

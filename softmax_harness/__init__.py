@@ -31,8 +31,15 @@ def known_bad(root: Path | None = None) -> list[Variant]:
 
 
 def variant(name: str, root: Path | None = None) -> Variant:
-    """The variant called ``name`` (correct or known-bad)."""
+    """The variant called ``name`` (correct or known-bad). ``NAME@DIR`` names the one declared
+    under DIR instead (``split_row_smem_f16@staging/kernels``: a staged file, to set beside the
+    verified one of that name)."""
+    if "@" in name:
+        name, where = name.split("@", 1)
+        root = Path(where)
+        if not root.is_dir():
+            raise KeyError(f"no softmax variant named {name!r} under {where!r}: not a directory")
     for v in _all(root):
         if v.name == name:
             return v
-    raise KeyError(f"no softmax variant named {name!r}")
+    raise KeyError(f"no softmax variant named {name!r}" + (f" under {str(root)!r}" if root else ""))

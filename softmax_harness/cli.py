@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="every declared kernel variant").set_defaults(run=_list)
     repro = sub.add_parser("repro", help="re-run every property on one input")
-    repro.add_argument("variant")
+    repro.add_argument("variant", help="a variant name, or NAME@DIR for the one declared under DIR")
     source = repro.add_mutually_exclusive_group(required=True)
     source.add_argument("--recipe", help="a BatchRecipe as JSON (failure messages print it)")
     source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
@@ -85,7 +85,9 @@ def main(argv=None) -> int:
     measure = sub.add_parser("measure", help="fraction of copy bandwidth of kernels at given row "
                              "lengths, timed in one process (~1 GiB inputs; needs a GPU)")
     measure.add_argument("kernels", nargs="+",
-                         help="variant names, 'softmax' (the dispatcher), 'torch', 'triton' (fp32)")
+                         help="variant names (NAME@DIR: the one declared under DIR, e.g. a staged "
+                              "file beside the verified one), 'softmax' (the dispatcher), 'torch', "
+                              "'triton' (fp32)")
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--json", help="also write the rows to this file")

@@ -130,7 +130,9 @@ def main(argv=None) -> int:
     parser.add_argument("--test-timeout", type=float, default=300, help="seconds per test (pytest-timeout)")
     parser.add_argument("--workers", type=int, default=0,
                         help="pytest-xdist processes for the variants' tests (default 0: one process)")
-    parser.add_argument("--variant", action="append", default=[], help="only these variants")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="only these variants (NAME@DIR: the one declared under DIR, a staged file, say; "
+                             "the report still records the hashes of kernels/)")
     parser.add_argument("--shard", default=None, metavar="K/N",
                         help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
                              "for device calls with a time limit; join the reports with --merge")
@@ -166,7 +168,7 @@ def main(argv=None) -> int:
     started = time.time()
     deadline = started + args.deadline if args.deadline else None
     chosen = lambda vs: [v.name for v in vs if not args.variant or v.name in args.variant]  # noqa: E731
-    names = chosen(softmax_harness.variants())
+    names = chosen(softmax_harness.variants()) + [n for n in args.variant if "@" in n]  # NAME@DIR: staged
     bad = chosen(softmax_harness.known_bad())
     if args.shard:
         k, n = (int(part) for part in args.shard.split("/"))

@@ -89,7 +89,7 @@ class Subject:
 
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
-                   convention=s.convention, fast_math=s.fast_math, dtype=s.dtypes[0], repro=variant.name)
+                   convention=s.convention, fast_math=s.fast_math, dtype=s.dtypes[0], repro=variant.ref)
 
 
 @dataclass

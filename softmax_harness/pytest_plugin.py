@@ -23,7 +23,8 @@ from .properties import TALLY, merge_tally
 def pytest_addoption(parser):
     group = parser.getgroup("softmax-harness")
     group.addoption("--variant", action="append", default=[], metavar="NAME",
-                    help="run only this kernel variant (repeatable)")
+                    help="run only this kernel variant (repeatable); NAME@DIR: the one declared "
+                         "under DIR (a staged file, say)")
     group.addoption("--results-json", default=None, metavar="PATH",
                     help="write every test's outcome and duration, and the error tally, as JSON")
 

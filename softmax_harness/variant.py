@@ -8,7 +8,7 @@ import numpy as np
 
 from . import compiler, dtypes
 from .reference import array_module
-from .registry import VariantSpec
+from .registry import KERNELS_DIR, VariantSpec
 
 INT32_MAX = 2**31 - 1
 
@@ -60,6 +60,13 @@ class Variant:
     max_cols = property(lambda self: self.spec.max_cols)
     dtypes = property(lambda self: self.spec.dtypes)
     convention = property(lambda self: self.spec.convention)
+
+    @property
+    def ref(self) -> str:
+        """How to name this variant on a command line: NAME, or NAME@DIR outside kernels/."""
+        if self.spec.path.resolve().is_relative_to(KERNELS_DIR.resolve()):
+            return self.name
+        return f"{self.name}@{self.spec.path.parent}"
 
     def __repr__(self) -> str:
         return f"<Variant {self.name} ({self.spec.algorithm}, {self.spec.geometry}) at {self.spec.where}>"

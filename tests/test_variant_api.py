@@ -22,6 +22,48 @@ def test_variants_are_the_correct_ones_with_their_facts():
 def test_variant_lookup_names_the_missing_one():
     with pytest.raises(KeyError, match="no_such_kernel"):
         softmax_harness.variant("no_such_kernel")
+    with pytest.raises(KeyError, match="'online_warp' under 'nowhere/kernels': not a directory"):
+        softmax_harness.variant("online_warp@nowhere/kernels")
+
+
+def test_a_variant_from_another_directory_is_named_with_it(tmp_path):
+    """NAME@DIR sets a staged file beside the verified variant of that name, and failure
+    messages name it so (their repro line replays that one)."""
+    from softmax_harness.properties import Subject
+
+    staged = tmp_path / "online_warp.cu"
+    staged.write_text((softmax_harness.KERNELS_DIR / "online_warp.cu").read_text())
+    verified = softmax_harness.variant("online_warp")
+    other = softmax_harness.variant(f"online_warp@{tmp_path}")
+    assert (verified.spec.path.parent, other.spec.path) == (softmax_harness.KERNELS_DIR, staged)
+    assert verified.ref == "online_warp" and other.ref == f"online_warp@{tmp_path}"
+    assert softmax_harness.variant(other.ref).spec.path == staged
+    assert softmax_harness.known_bad()[0].ref == softmax_harness.known_bad()[0].name
+    pytest.importorskip("cupy")
+    assert Subject.of(other).repro == other.ref
+
+
+def test_the_gpu_suite_takes_a_variant_from_another_directory(tmp_path):
+    """``pytest -m gpu --variant NAME@DIR`` runs every variant test on the file under DIR (and
+    only there); a name that DIR does not declare stops the collection, named."""
+    import subprocess
+    import sys
+
+    (tmp_path / "online_warp.cu").write_text((softmax_harness.KERNELS_DIR / "online_warp.cu").read_text())
+
+    def collect(*wanted):
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
+                   "-m", "gpu", "tests/test_kernels.py", *(f"--variant={w}" for w in wanted)]
+        return subprocess.run(command, cwd=softmax_harness.KERNELS_DIR.parent, capture_output=True, text=True,
+                              timeout=120)
+
+    done = collect(f"online_warp@{tmp_path}")
+    ids = [line.split("::")[1] for line in done.stdout.splitlines() if "::test_every_property_holds" in line]
+    assert ids == [f"test_every_property_holds_on_adversarial_batches[online_warp@{tmp_path}]"], done.stdout
+    assert "[online_warp]" not in done.stdout and "zeroed[online_warp" not in done.stdout  # not split-row
+    done = collect(f"online_warp@{tmp_path}", f"no_such_kernel@{tmp_path}")
+    assert done.returncode != 0
+    assert f"no softmax variant named 'no_such_kernel' under '{tmp_path}'" in done.stdout
 
 
 def ones(variant, shape):

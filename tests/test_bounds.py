@@ -1,0 +1,59 @@
+"""The error bound's constants against NumPy models of the arithmetic they stand for."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from softmax_harness import bounds
+from softmax_harness.registry import KERNELS_DIR
+
+HEADERS = [KERNELS_DIR / "softmax.cuh", KERNELS_DIR.parent / "staging" / "kernels" / "softmax.cuh"]
+
+
+def fold_limit() -> float:
+    """FOLD_LIMIT of the header that folds 1/d into the exponential (live, else staged)."""
+    for header in filter(Path.is_file, HEADERS):
+        found = re.search(r"constexpr float FOLD_LIMIT = ([0-9.]+)f;", header.read_text())
+        if found:
+            return float(found.group(1))
+    pytest.skip("no header folds 1/d into the exponential")
+
+
+def f32(a):
+    return np.asarray(a, dtype=np.float64).astype(np.float32)
+
+
+def test_the_folded_exponential_stays_within_fold_ulps():
+    """y = ex2(fl(x log2e - s')), s' = fl(m log2e + log2 d) with |s'| below the header's limit:
+    beyond the argument term every bound charges, its error is within FOLD_ULPS (exact ex2 and
+    lg2 here: their own errors are FAST_EXP_ULPS and the 4 u in FOLD_ULPS)."""
+    limit = fold_limit()
+    rng = np.random.default_rng(1)
+    n = 400_000
+    log2e = np.float64(np.float32(1.4426950408889634))
+    m = f32(rng.uniform(-1.05, 1.05, n) * limit / log2e)
+    d = f32(np.exp2(rng.uniform(0, 31, n)))
+    x = f32(m - rng.exponential(8, n))
+    s = f32(m * log2e + np.log2(d.astype(np.float64)))  # one FMA: the product is exact in float64
+    folded = np.abs(s) < limit
+    assert folded.mean() > 0.8  # the model covers the fold, up to its limit
+    y = np.exp2(f32(x * log2e - s).astype(np.float64))
+    exact = np.exp(x.astype(np.float64) - m) / d
+    gap = np.abs(x.astype(np.float64) - m)
+    excess = (np.abs(y / exact - 1) / bounds.U - 2 * gap)[folded]
+    assert excess.max() <= bounds.FOLD_ULPS, excess.max()
+    assert excess.max() > bounds.FOLD_ULPS / 2  # and FOLD_ULPS is not far above what it covers
+
+
+def test_sixteen_bit_fast_math_is_charged_the_fold():
+    x = np.array([[0.0, -1.0, -3.0]])
+    ref = np.exp(x) / np.exp(x).sum()
+    wide, narrow = (bounds.element_bound(x, ref, lanes=1, fast_math=fast, dtype="bfloat16")
+                    for fast in (True, False))
+    extra = (wide - narrow) / (bounds.SLACK * ref * bounds.U)
+    expected = bounds.FAST_EXP_ULPS + bounds.SHIFT_ULPS + bounds.FOLD_ULPS - bounds.EXP_ULPS + np.abs(x)
+    np.testing.assert_allclose(extra, expected, rtol=1e-9)
