@@ -160,3 +160,19 @@ def half_arithmetic(x, out):
         for j in range(h.shape[1]):  # a sequential float16 accumulator
             s += e[:, j:j + 1]
         out[...] = (e / s).astype(out.dtype)
+
+
+def half_folded(x, out, limit=1024.0):
+    """The staged split-row store for 16-bit outputs (``write_softmax``): y = 2^fl(x log2e - s')
+    with s' = fl(m log2e + log2 d) where |s'| < ``limit``, else exp(x - m) / d; float32 steps
+    (exact exponentials), one rounding to the output type."""
+    log2e = np.float64(np.float32(1.4426950408889634))
+    x = x.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        m = x.max(axis=1, keepdims=True)
+        e = np.exp(x - m)
+        d = e.sum(axis=1, keepdims=True, dtype=np.float32)
+        s = (m * log2e + np.log2(d.astype(np.float64))).astype(np.float32)
+        folded = np.exp2((x * log2e - s).astype(np.float32).astype(np.float64))
+        y = np.where(np.abs(s) < limit, folded, e / d)
+    out[...] = y.astype(out.dtype)

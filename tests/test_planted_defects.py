@@ -4,6 +4,7 @@ shrinks to a small batch, and the correct stand-ins pass every property."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
@@ -101,10 +102,25 @@ def test_properties_need_no_pytest():
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
-def test_a_correct_half_precision_kernel_passes_every_property(dtype):
+@pytest.mark.parametrize("fn", [standins.half_correct, standins.half_folded], ids=lambda f: f.__name__)
+def test_a_correct_half_precision_kernel_passes_every_property(fn, dtype):
+    """Among them the arithmetic of the staged split-row store, under the fast_math bound
+    (which charges bounds.FOLD_ULPS for it)."""
     if dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
-    holds(Subject(f"half_correct[{dtype}]", standins.half_correct, dtype=dtype))()
+    holds(Subject(f"{fn.__name__}[{dtype}]", fn, dtype=dtype, fast_math=fn is standins.half_folded))()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_the_folded_store_holds_on_both_sides_of_its_limit(dtype):
+    """Rows whose maxima put s' = m log2e + log2 d on either side of the limit of 1024."""
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    peaks = np.r_[-760:-640:4, 0, 640:760:4]  # the switch is at |m| ~ 700
+    x = (peaks[:, None] + np.random.default_rng(7).standard_normal((peaks.size, 1000)) * 3).astype(np.float32)
+    subject = Subject(f"half_folded[{dtype}]", standins.half_folded, dtype=dtype, fast_math=True)
+    report = check(subject, x, offset=1)
+    assert report.ok, report.failures
 
 
 def test_float16_arithmetic_is_caught_by_the_half_precision_bound():
