@@ -8,11 +8,12 @@ involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
 * the exponential itself: ``expf`` is within 2 ulp (CUDA Programming Guide). A
   ``fast_math`` variant (``__expf``, i.e. ``ex2.approx(x * log2 e)``) rounds the
   scaled argument once more and ``ex2.approx`` is within 2 ulp, so it is charged
-  ``FAST_EXP_ULPS`` and twice the argument term. The split-row kernel takes exp(x_i - m_t)
-  as ``ex2(x_i * log2 e - s) * c`` with s = fl(m_t * log2 e) and c = ex2(-(m_t * log2 e - s))
-  (``ExpArgs`` in kernels/softmax.cuh): one rounding of the argument (within the
-  argument term) and c, 2 ulp, in both the tile's sum and its outputs: ``SHIFT_ULPS``
-  (charged to every fast_math variant: the bound does not know the kernel);
+  ``FAST_EXP_ULPS`` and twice the argument term. That is a kernel's ``exp=ex2``.
+  ``exp=shifted`` (the split-row kernel; the default for a fast_math kernel that does not
+  say) takes exp(x_i - m_t) as ``ex2(x_i * log2 e - s) * c`` with s = fl(m_t * log2 e) and
+  c = ex2(-(m_t * log2 e - s)) (``ExpArgs`` in kernels/softmax.cuh): one rounding of the
+  argument (within the argument term) and c, 2 ulp, in both the tile's sum and its outputs:
+  ``SHIFT_ULPS`` more;
 * the sum d: each addition in the longest sequential chain adds at most u
   relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
   §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
@@ -31,13 +32,12 @@ with a safety factor ``SLACK`` on the whole (the analysis bounds first-order ter
 Half-precision kernels (float16, bfloat16) compute in float32 from inputs that are
 exact in float32, so they carry the float32 bound plus the rounding of the output to
 16 bits: a relative u16 (2**-11, 2**-8) and, for float16, half its smallest subnormal
-spacing (2**-25) as an absolute floor. The staged split-row kernel
-(``write_softmax`` in staging/kernels/softmax.cuh) writes 16-bit outputs as
+spacing (2**-25) as an absolute floor. ``exp=folded`` (the staged split-row kernel,
+``write_softmax`` in staging/kernels/softmax.cuh) is shifted, and writes 16-bit outputs as
 ex2(x_i * log2 e - s') with s' = fl(m * log2 e + lg2(d)), |s'| < 1024: s' is rounded
 (at most 2**-15, that is 2**9 u, in the exponent), lg2 is within about 2**-22, and the
 argument now also holds log2 d <= 31, hence ln 2 * (2**9 + 4 + 31) u < ``FOLD_ULPS``
-(a NumPy model of it reached 364 u); charged to every 16-bit fast_math variant, as
-``SHIFT_ULPS`` is.
+(a NumPy model of it reached 364 u).
 """
 
 from __future__ import annotations
@@ -65,10 +65,17 @@ def chain_length(n_cols: int, lanes: int) -> int:
     return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
 
 
-def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False, xp=np,
-                  dtype="float32"):
+def fast_exp_ulps(exp: str, bits: int) -> float:
+    """What a fast exponential of form ``exp`` (``ex2``, ``shifted``, ``folded``) is charged, for
+    outputs of ``bits``."""
+    extra = {"ex2": 0.0, "shifted": SHIFT_ULPS, "folded": SHIFT_ULPS + (FOLD_ULPS if bits == 16 else 0.0)}
+    return FAST_EXP_ULPS + extra[exp]
+
+
+def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False,
+                  exp: str = "shifted", xp=np, dtype="float32"):
     """Allowed |y - ref| per element, for an (N, C) input ``x`` and its float64 reference,
-    for a kernel whose output is ``dtype``."""
+    for a kernel whose output is ``dtype`` (``exp``: the form of its fast exponentials)."""
     x64 = xp.asarray(x, dtype=xp.float64)
     n_cols = x64.shape[-1]
     with np.errstate(invalid="ignore"):
@@ -77,7 +84,7 @@ def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: boo
     gap = xp.where(xp.isfinite(gap), gap, 0.0)
     step = ONLINE_STEP_ULPS if algorithm == "online" else 1.0
     fmt = dtypes.of(dtype)
-    exp_ulps = FAST_EXP_ULPS + SHIFT_ULPS + (FOLD_ULPS if fmt.bits == 16 else 0.0) if fast_math else EXP_ULPS
+    exp_ulps = fast_exp_ulps(exp, fmt.bits) if fast_math else EXP_ULPS
     arg_weight = 2.0 if fast_math else 1.0
     rel = U * (gap * arg_weight + exp_ulps + 2.0 + step * chain_length(n_cols, lanes))
     if fmt.bits == 32:

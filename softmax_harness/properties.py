@@ -80,6 +80,7 @@ class Subject:
     algorithm: str = "safe"
     convention: str = "torch"
     fast_math: bool = False
+    exp: str = "shifted"  # with fast_math: the exponentials' form (registry's exp=)
     dtype: str = "float32"  # the element type the kernel reads and writes
     repro: str = ""  # how to name this kernel on a command line
 
@@ -89,7 +90,8 @@ class Subject:
 
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
-                   convention=s.convention, fast_math=s.fast_math, dtype=s.dtypes[0], repro=variant.ref)
+                   convention=s.convention, fast_math=s.fast_math, exp=s.exp, dtype=s.dtypes[0],
+                   repro=variant.ref)
 
 
 @dataclass
@@ -258,7 +260,7 @@ def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, out_offset: 
     x, y = xp.asarray(x32), first.y
     ref = reference_softmax(x, subject.convention)
     bound = bounds.element_bound(x, ref, lanes=subject.lanes, algorithm=subject.algorithm,
-                                 fast_math=subject.fast_math, xp=xp, dtype=fmt.name)
+                                 fast_math=subject.fast_math, exp=subject.exp, xp=xp, dtype=fmt.name)
     y64 = _as64(xp, y)
     ref_nan = xp.isnan(ref)
     err = xp.abs(y64 - ref)
@@ -375,7 +377,7 @@ def _repeat_checks(subject, x_host, x32, offsets, first, fail, properties, fmt):
         base_dev = xp.asarray(base)
         b0 = bounds.element_bound(base_dev, reference_softmax(base_dev, subject.convention),
                                   lanes=subject.lanes, algorithm=subject.algorithm,
-                                  fast_math=subject.fast_math, xp=xp, dtype=fmt.name)
+                                  fast_math=subject.fast_math, exp=subject.exp, xp=xp, dtype=fmt.name)
         live = ~xp.isnan(y0) | ~xp.isnan(y1)
         where = _first(xp, live & ~(xp.abs(y1 - y0) <= 2 * b0))
         if where:

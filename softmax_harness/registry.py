@@ -27,6 +27,10 @@ Fields (``key=value``, values may be quoted):
 ``dtypes``      comma-separated element types (default ``float32``)
 ``convention``  ``torch`` (an all -inf row gives NaN, the default) or ``masked`` (it gives zeros)
 ``fast_math``   ``true`` when the kernel uses approximate intrinsics (it gets a looser bound)
+``exp``         with ``fast_math=true``, the form of its exponentials (see ``bounds``): ``ex2``
+                (ex2.approx of (x - m) * log2 e), ``shifted`` (``ExpArgs``: x * log2 e - s, times c;
+                the default, the looser of the two) or ``folded`` (shifted, and 16-bit outputs take
+                1/d inside the exponential: ``write_softmax``)
 ``catches``     known-bad kernels only: the property that must catch its defect
 ``defect``      known-bad kernels only: what is wrong with it
 """
@@ -51,8 +55,9 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
-    "convention", "fast_math", "catches", "defect",
+    "convention", "fast_math", "exp", "catches", "defect",
 }
+FAST_EXPS = ("ex2", "shifted", "folded")
 
 
 class HeaderError(ValueError):
@@ -81,6 +86,7 @@ class VariantSpec:
     dtypes: tuple[str, ...] = ("float32",)
     convention: str = "torch"
     fast_math: bool = False
+    exp: str = "shifted"  # the fast exponentials' form (with fast_math)
     catches: str | None = None
     defect: str | None = None
 
@@ -168,6 +174,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     for dtype in dtypes:
         _choice(path, line, "dtypes", dtype, DTYPES)
     fast_math = _choice(path, line, "fast_math", fields.get("fast_math", "false"), ("true", "false"))
+    if "exp" in fields and fast_math != "true":
+        raise _fail(path, line, "exp= goes with fast_math=true")
     if ("catches" in fields) != ("defect" in fields):
         raise _fail(path, line, "a known-bad kernel declares both catches= and defect=")
     return VariantSpec(
@@ -189,6 +197,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         dtypes=dtypes,
         convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
         fast_math=fast_math == "true",
+        exp=_choice(path, line, "exp", fields.get("exp", "shifted"), FAST_EXPS),
         catches=fields.get("catches"),
         defect=fields.get("defect"),
     )

@@ -49,11 +49,15 @@ def test_the_folded_exponential_stays_within_fold_ulps():
     assert excess.max() > bounds.FOLD_ULPS / 2  # and FOLD_ULPS is not far above what it covers
 
 
-def test_sixteen_bit_fast_math_is_charged_the_fold():
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_each_fast_exponential_is_charged_its_own_terms(dtype):
     x = np.array([[0.0, -1.0, -3.0]])
     ref = np.exp(x) / np.exp(x).sum()
-    wide, narrow = (bounds.element_bound(x, ref, lanes=1, fast_math=fast, dtype="bfloat16")
-                    for fast in (True, False))
-    extra = (wide - narrow) / (bounds.SLACK * ref * bounds.U)
-    expected = bounds.FAST_EXP_ULPS + bounds.SHIFT_ULPS + bounds.FOLD_ULPS - bounds.EXP_ULPS + np.abs(x)
-    np.testing.assert_allclose(extra, expected, rtol=1e-9)
+    exact = bounds.element_bound(x, ref, lanes=1, dtype=dtype)
+    sixteen = dtype != "float32"
+    for exp, extra in (("ex2", 0.0), ("shifted", bounds.SHIFT_ULPS),
+                       ("folded", bounds.SHIFT_ULPS + sixteen * bounds.FOLD_ULPS)):
+        fast = bounds.element_bound(x, ref, lanes=1, fast_math=True, exp=exp, dtype=dtype)
+        charged = (fast - exact) / (bounds.SLACK * ref * bounds.U)
+        np.testing.assert_allclose(charged, bounds.FAST_EXP_ULPS - bounds.EXP_ULPS + extra + np.abs(x),
+                                   rtol=1e-9, err_msg=exp)

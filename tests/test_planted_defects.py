@@ -104,11 +104,12 @@ def test_properties_need_no_pytest():
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("fn", [standins.half_correct, standins.half_folded], ids=lambda f: f.__name__)
 def test_a_correct_half_precision_kernel_passes_every_property(fn, dtype):
-    """Among them the arithmetic of the staged split-row store, under the fast_math bound
+    """Among them the arithmetic of the staged split-row store, under the bound of exp=folded
     (which charges bounds.FOLD_ULPS for it)."""
     if dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
-    holds(Subject(f"{fn.__name__}[{dtype}]", fn, dtype=dtype, fast_math=fn is standins.half_folded))()
+    folded = fn is standins.half_folded
+    holds(Subject(f"{fn.__name__}[{dtype}]", fn, dtype=dtype, fast_math=folded, exp="folded"))()
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
@@ -118,7 +119,8 @@ def test_the_folded_store_holds_on_both_sides_of_its_limit(dtype):
         pytest.importorskip("ml_dtypes")
     peaks = np.r_[-760:-640:4, 0, 640:760:4]  # the switch is at |m| ~ 700
     x = (peaks[:, None] + np.random.default_rng(7).standard_normal((peaks.size, 1000)) * 3).astype(np.float32)
-    subject = Subject(f"half_folded[{dtype}]", standins.half_folded, dtype=dtype, fast_math=True)
+    subject = Subject(f"half_folded[{dtype}]", standins.half_folded, dtype=dtype, fast_math=True,
+                      exp="folded")
     report = check(subject, x, offset=1)
     assert report.ok, report.failures
 

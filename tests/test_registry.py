@@ -37,6 +37,14 @@ def test_good_header(tmp_path):
     assert spec.dtypes == ("float32", "float16") and spec.line == 2
 
 
+def test_a_fast_kernel_names_the_form_of_its_exponentials(tmp_path):
+    """exp= picks the fast exponential's terms of the bound; a fast kernel that does not say is
+    charged the looser shifted form."""
+    forms = [parse_file(write(tmp_path, GOOD + " fast_math=true" + extra, name=f"{i}.cu"))[0].exp
+             for i, extra in enumerate(["", " exp=ex2", " exp=folded"])]
+    assert forms == ["shifted", "ex2", "folded"]
+
+
 def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
     import importlib
 
@@ -67,6 +75,8 @@ def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
     (GOOD + " tile=4096", "tile= goes with geometry=split-row"),
     (GOOD.replace("warp-per-row", "split-row"), "tile= goes with geometry=split-row"),
     (GOOD.replace("warp-per-row", "split-row") + " tile=0", "tile=0 is out of range"),
+    (GOOD + " exp=ex2", "exp= goes with fast_math=true"),
+    (GOOD + " fast_math=true exp=exact", "exp='exact' is not one of ex2, shifted, folded"),
 ])
 def test_malformed_header_names_file_and_line(tmp_path, header, problem):
     path = write(tmp_path, GOOD.replace("k1", "k0"), header)

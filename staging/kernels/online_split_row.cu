@@ -27,11 +27,11 @@
 // over whole lines; the tile, THREADS * (E + S) less a line, leaves room for that shift. The
 // registers-only version measured slower at every C from 65536 to 2^21 in all three types
 // (reports/measurements/split_vs_smem.json, stash_vector_loads.json).
-// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=2097152 fast_math=true
-// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=bfloat16 fast_math=true
-// @variant name=split_row_smem_f16_b512 kernel=split_row_smem_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=float16 fast_math=true
-// @variant name=split_row_smem_bf16_b512 kernel=split_row_smem_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=bfloat16 fast_math=true
+// @variant name=split_row_smem_f32 kernel=split_row_smem_f32 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=2097152 fast_math=true exp=shifted
+// @variant name=split_row_smem_f16 kernel=split_row_smem_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=float16 fast_math=true exp=folded
+// @variant name=split_row_smem_bf16 kernel=split_row_smem_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=2097152 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=split_row_smem_f16_b512 kernel=split_row_smem_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=float16 fast_math=true exp=folded
+// @variant name=split_row_smem_bf16_b512 kernel=split_row_smem_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=69568 smem=90112 max_cols=2097152 dtypes=bfloat16 fast_math=true exp=folded
 #include "softmax.cuh"
 
 namespace {
