@@ -41,6 +41,18 @@ def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
     }
 
 
+def elsewhere_digests(names: list[str]) -> dict[str, str]:
+    """sha256 of every file under each DIR of the ``NAME@DIR`` variants among ``names`` (staged
+    files, say), keyed by path (relative to the repository where it is inside)."""
+    digests = {}
+    for where in sorted({n.split("@", 1)[1] for n in names if "@" in n}):
+        for p in sorted(Path(where).resolve().rglob("*")):
+            if p.is_file():
+                key = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
+                digests[str(key)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return digests
+
+
 def _driver_version() -> str:
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
@@ -132,7 +144,7 @@ def main(argv=None) -> int:
                         help="pytest-xdist processes for the variants' tests (default 0: one process)")
     parser.add_argument("--variant", action="append", default=[],
                         help="only these variants (NAME@DIR: the one declared under DIR, a staged file, say; "
-                             "the report still records the hashes of kernels/)")
+                             "the report records the hashes of DIR's files beside those of kernels/)")
     parser.add_argument("--shard", default=None, metavar="K/N",
                         help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
                              "for device calls with a time limit; join the reports with --merge")
@@ -218,6 +230,7 @@ def main(argv=None) -> int:
         "hypothesis_profile": args.profile,
         "environment": {**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
         "kernels_sha256": kernel_digests(),
+        **({"elsewhere_sha256": elsewhere_digests(names)} if any("@" in n for n in names) else {}),
         "summary": summary,
         "bench": bench,
         "gallery": {"caught": gallery, "catch_rate": f"{sum(gallery.values())}/{len(gallery)}"},

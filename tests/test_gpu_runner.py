@@ -3,6 +3,7 @@ tests that finished before it are kept, and the run resumes without them."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 
@@ -143,3 +144,16 @@ def test_the_rest_of_a_cut_run_merges_into_it():
     assert merged["summary"]["not run"] == 0 and merged["summary"]["passed"] == 3
     assert merged["merged_from"] == ["1/2", "rest of gpu-1.json"]
     assert merge_reports([cut, cut | {"tests": []}])["summary"]["not run"] == 1
+
+
+def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
+    """gpu-check --variant NAME@DIR hashes DIR's files too (keys as kernel_digests gives them for
+    the repository's own files), so that a staged report can be matched to the files promoted."""
+    from softmax_harness.gpu_check import ROOT, elsewhere_digests, kernel_digests
+
+    assert elsewhere_digests(["online_warp", "safe_warp"]) == {}
+    live = ROOT / "kernels"
+    assert elsewhere_digests([f"online_warp@{live}", f"safe_warp@{live}"]) == kernel_digests()
+    (tmp_path / "k.cu").write_text("// k\n")
+    (digest,) = elsewhere_digests([f"k@{tmp_path}"]).items()
+    assert digest == (str(tmp_path.resolve() / "k.cu"), hashlib.sha256(b"// k\n").hexdigest())
