@@ -22,12 +22,13 @@ from .report import add_parser as add_report
 def _list(args) -> int:
     import softmax_harness
 
-    for v in softmax_harness.variants() + softmax_harness.known_bad():
+    for v in softmax_harness.variants(args.root) + softmax_harness.known_bad(args.root):
         s = v.spec
         limit = s.max_cols if s.max_cols else "any"
         bad = f"  KNOWN BAD ({s.catches}): {s.defect}" if s.known_bad else ""
-        print(f"{s.name:28s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
-              f"max_cols={limit!s:6s} {s.where}{bad}")
+        fast = f" exp={s.exp}" if s.fast_math else ""
+        print(f"{v.ref:28s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
+              f"max_cols={limit!s:6s}{fast} {s.where}{bad}")
     return 0
 
 
@@ -71,7 +72,10 @@ def _measure(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="every declared kernel variant").set_defaults(run=_list)
+    listing = sub.add_parser("list", help="every declared kernel variant")
+    listing.add_argument("--root", type=Path, default=None,
+                         help="the variants declared under this directory instead (e.g. staging/kernels)")
+    listing.set_defaults(run=_list)
     repro = sub.add_parser("repro", help="re-run every property on one input")
     repro.add_argument("variant", help="a variant name, or NAME@DIR for the one declared under DIR")
     source = repro.add_mutually_exclusive_group(required=True)

@@ -43,6 +43,18 @@ def test_a_variant_from_another_directory_is_named_with_it(tmp_path):
     assert Subject.of(other).repro == other.ref
 
 
+def test_list_names_each_variant_as_the_command_line_takes_it(tmp_path, capsys):
+    from softmax_harness.cli import main
+
+    (tmp_path / "online_warp.cu").write_text((softmax_harness.KERNELS_DIR / "online_warp.cu").read_text())
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == len(softmax_harness.variants() + softmax_harness.known_bad())
+    assert any(line.startswith("onepass_vec4_c128 ") and " exp=shifted " in line for line in listed)
+    assert main(["list", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.startswith(f"online_warp@{tmp_path} ")
+
+
 def test_the_gpu_suite_takes_a_variant_from_another_directory(tmp_path):
     """``pytest -m gpu --variant NAME@DIR`` runs every variant test on the file under DIR (and
     only there); a name that DIR does not declare stops the collection, named."""
