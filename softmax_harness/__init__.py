@@ -11,9 +11,13 @@ from .registry import KERNELS_DIR, HeaderError, VariantSpec, discover
 from .variant import Variant
 
 __all__ = [
-    "HeaderError", "KernelCompileError", "Variant", "VariantSpec", "known_bad", "reference_softmax",
-    "softmax", "variant", "variants",
+    "HeaderError", "KernelCompileError", "UnknownVariantError", "Variant", "VariantSpec", "known_bad",
+    "reference_softmax", "softmax", "variant", "variants",
 ]
+
+
+class UnknownVariantError(KeyError):
+    """No variant of that name is declared (where it was looked for)."""
 
 
 def _all(root: Path | None = None) -> list[Variant]:
@@ -38,8 +42,9 @@ def variant(name: str, root: Path | None = None) -> Variant:
         name, where = name.split("@", 1)
         root = Path(where)
         if not root.is_dir():
-            raise KeyError(f"no softmax variant named {name!r} under {where!r}: not a directory")
+            raise UnknownVariantError(f"no softmax variant named {name!r} under {where!r}: not a directory")
     for v in _all(root):
         if v.name == name:
             return v
-    raise KeyError(f"no softmax variant named {name!r}" + (f" under {str(root)!r}" if root else ""))
+    place = f" under {str(root)!r}" if root else ""
+    raise UnknownVariantError(f"no softmax variant named {name!r}{place}")

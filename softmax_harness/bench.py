@@ -132,6 +132,19 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     return median_seconds(copier(*sweep_input(n_cols, dtype)))
 
 
+def lookup(name: str, root=None):
+    """The variant ``name`` declared under ``root`` if it is there, else in ``kernels/``
+    (``NAME@DIR``: the one under DIR)."""
+    import softmax_harness
+
+    try:
+        return softmax_harness.variant(name, root)
+    except softmax_harness.UnknownVariantError:  # not staged: the verified one
+        if root is None or "@" in name:
+            raise
+        return softmax_harness.variant(name)
+
+
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
     kernel (a variant name, ``softmax`` for the dispatcher, ``torch`` or ``triton``) reaches,
@@ -158,12 +171,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32":
                     continue
             else:
-                try:
-                    fn = softmax_harness.variant(name, root)
-                except KeyError:  # not staged: the verified one
-                    if root is None:
-                        raise
-                    fn = softmax_harness.variant(name)
+                fn = lookup(name, root)
                 if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
                     continue
             kernel, beside = paired_medians(lambda: fn(x, out), copier(x, out))  # noqa: B023

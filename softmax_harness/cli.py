@@ -1,9 +1,12 @@
 """Command line: list kernels, reproduce a failure, and (with a GPU) benchmark reports.
 
-    softmax-harness list
-    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K]
+    softmax-harness list [--root DIR]
+    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K]   (GPU)
     softmax-harness report [RUN.json] [--out reports/]
     softmax-harness measure KERNEL... --cols C... [--dtype float16] [--json FILE]   (GPU)
+
+A variant is a name, or NAME@DIR for the one declared under DIR; an unknown name, or no GPU
+for a command that needs one, exits with 2 and says which.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import registry
+from . import gpu, registry
 from .report import add_parser as add_report
 
 
@@ -32,12 +35,20 @@ def _list(args) -> int:
     return 0
 
 
+def _no_gpu(command: str) -> int:
+    print(f"softmax-harness {command}: no CUDA device visible (CuPy sees none, or is not installed); "
+          "nothing was run.", file=sys.stderr)
+    return 2
+
+
 def _repro(args) -> int:
     import softmax_harness
     from softmax_harness.properties import Subject, check
     from softmax_harness.strategies import BatchRecipe, RowRecipe, build_batch
 
     variant = softmax_harness.variant(args.variant)
+    if not gpu.available():
+        return _no_gpu("repro")
     if args.recipe:
         fields = json.loads(args.recipe)
         fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
@@ -56,8 +67,13 @@ def _repro(args) -> int:
 
 
 def _measure(args) -> int:
-    from .bench import fractions_of_copy
+    from .bench import fractions_of_copy, lookup
 
+    for name in args.kernels:  # unknown names first, GPU or not
+        if name not in ("softmax", "torch", "triton"):
+            lookup(name, args.root)
+    if not gpu.available():
+        return _no_gpu("measure")
     rows = []
     for dtype in args.dtype:
         for row in fractions_of_copy(args.kernels, args.cols, dtype, args.root):
@@ -99,7 +115,13 @@ def main(argv=None) -> int:
                          help="look the variants up here first, then in kernels/ (e.g. staging/kernels)")
     measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
-    return args.run(args)
+    from . import UnknownVariantError
+
+    try:
+        return args.run(args)
+    except UnknownVariantError as exc:
+        print(f"softmax-harness {args.command}: {exc.args[0]}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

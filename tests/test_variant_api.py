@@ -55,6 +55,19 @@ def test_list_names_each_variant_as_the_command_line_takes_it(tmp_path, capsys):
     assert capsys.readouterr().out.startswith(f"online_warp@{tmp_path} ")
 
 
+def test_the_command_line_names_an_unknown_variant_and_a_missing_gpu(capsys):
+    from softmax_harness import gpu
+    from softmax_harness.cli import main
+
+    assert main(["measure", "online_warp", "no_such_kernel", "--cols", "100"]) == 2
+    assert "softmax-harness measure: no softmax variant named 'no_such_kernel'" in capsys.readouterr().err
+    assert main(["repro", "no_such_kernel@kernels", "--recipe", "{}"]) == 2
+    assert "no softmax variant named 'no_such_kernel' under 'kernels'" in capsys.readouterr().err
+    if not gpu.available():
+        assert main(["measure", "online_warp", "--cols", "100"]) == 2
+        assert "measure: no CUDA device visible" in capsys.readouterr().err
+
+
 def test_the_gpu_suite_takes_a_variant_from_another_directory(tmp_path):
     """``pytest -m gpu --variant NAME@DIR`` runs every variant test on the file under DIR (and
     only there); a name that DIR does not declare stops the collection, named."""
