@@ -131,16 +131,31 @@ struct Stash {
         asm volatile("cp.async.commit_group;" : : : "memory");
     }
 
-    // (max, sum exp(x - max)) of this thread's elements; waits for its copies first.
+    // (max, sum exp(x - max)) of this thread's elements; waits for its copies first. 16-bit
+    // elements are compared two to a word (max.f16x2 / max.bf16x2, as RowTile does) instead of
+    // unpacked to floats first: 10 instructions a 16-byte chunk instead of 24 (sm_90 SASS).
     __device__ __forceinline__ sh::MaxSum fold() {
         asm volatile("cp.async.wait_all;" : : : "memory");
         float m = sh::neg_inf();
         float v[W];
+        if constexpr (IN_PLACE) {
 #pragma unroll 1  // a chunk at a time: the stash is there to save registers
-        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
-            chunk_floats(buf + at(k), v);
+            for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+                chunk_floats(buf + at(k), v);
 #pragma unroll
-            for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
+                for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
+            }
+        } else {
+            const unsigned inf = sh::neg_inf_bits(T{});
+            unsigned pair = inf | (inf << 16);
+#pragma unroll 1
+            for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+                unsigned w[4];
+                sh::load_words<4>(buf + at(k), w);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) pair = sh::max_pair(pair, w[j], T{});
+            }
+            m = fmaxf(sh::unpack_half<T>(pair, 0), sh::unpack_half<T>(pair, 1));
         }
         const float base = m == sh::neg_inf() ? 0.0f : m;
         const float d = sh::with_exp_args<T, true>(base, [&](auto arg) {
