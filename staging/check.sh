@@ -2,15 +2,18 @@
 # The staged 16-bit split-row kernels on a GPU, in one call (about 5 minutes on an H200):
 #   1. fraction of copy, staged beside verified, in one process a type, two passes (the second
 #      in reverse order);
-#   2. every variant test and the four sanitizers on the staged files (tools/gpu-check);
-#   3. every property on rows whose maximum puts s' = m log2e + log2 d on either side of
-#      FOLD_LIMIT (|m| near 700), where the store changes paths.
-# Results go to $OUT (default /tmp/staged). It changes nothing in the tree.
+#   2. every property on rows whose maximum puts s' = m log2e + log2 d on either side of
+#      FOLD_LIMIT (|m| near 700), where the store changes paths;
+#   3. every variant test and the four sanitizers on the staged files (tools/gpu-check, stopped
+#      after $DEADLINE seconds, default 240: the rest is recorded as not run).
+# Results: $OUT/staged.tgz (default /tmp/staged), packed again after each step. It changes
+# nothing in the tree.
 set -u
 cd "$(dirname "$0")/.."
-out=${OUT:-/tmp/staged}
-mkdir -p "$out"
+out=/tmp/staged-results  # packed into ${OUT:-/tmp/staged}/staged.tgz after each step
+mkdir -p "$out" "${OUT:-/tmp/staged}"
 export PYTHONPATH=.
+pack() { tar czf "${OUT:-/tmp/staged}/staged.tgz" -C "$out" .; }
 
 for pass in 1 2; do
     for short in f16 bf16; do
@@ -27,10 +30,7 @@ for pass in 1 2; do
             --json "$out/ab_${short}_pass${pass}.json" > "$out/ab_${short}_pass${pass}.txt" 2>&1
     done
 done
-
-tools/gpu-check --workers 8 --sanitize --test-timeout 200 --out "$out/gpu_staged.json" \
-    $(for k in f16 bf16 f16_b512 bf16_b512; do echo "--variant=split_row_smem_${k}@staging/kernels"; done) \
-    > "$out/gpu_staged.txt" 2>&1
+pack
 
 python3 - "$out" <<'EOF' > "$out/fold_limit.txt" 2>&1
 """Rows of C = 1000 and 262147 with maxima around +-700 (and 0): both store paths, and the switch."""
@@ -55,4 +55,10 @@ for short in ("f16", "bf16"):
 sys.exit(1 if failed else 0)
 EOF
 echo "fold_limit: exit $?" >> "$out/fold_limit.txt"
-tar czf "$out/staged.tgz" -C "$out" --exclude staged.tgz . 2>/dev/null
+pack
+
+tools/gpu-check --workers 8 --sanitize --test-timeout 200 --deadline "${DEADLINE:-240}" \
+    --out "$out/gpu_staged.json" \
+    $(for k in f16 bf16 f16_b512 bf16_b512; do echo "--variant=split_row_smem_${k}@staging/kernels"; done) \
+    > "$out/gpu_staged.txt" 2>&1
+pack
