@@ -12,9 +12,9 @@
 // 262144, below the split-row kernel; two blocks of 512 threads (64 halves each) a row of 16-bit
 // elements 0.89 at C = 65536, against 0.86 (reports/measurements/cluster_ab.json).
 //
-// @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90 fast_math=true
-// @variant name=onepass_cluster_f16_c65536 kernel=onepass_cluster_f16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true
-// @variant name=onepass_cluster_bf16_c65536 kernel=onepass_cluster_bf16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true
+// @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90 fast_math=true exp=ex2
+// @variant name=onepass_cluster_f16_c65536 kernel=onepass_cluster_f16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_bf16_c65536 kernel=onepass_cluster_bf16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 
 namespace {

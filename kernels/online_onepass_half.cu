@@ -8,28 +8,28 @@
 // 0.84-0.98 of copy where 16 lanes of 32 reached 0.21-0.55 and 0.65-0.97; only aligned rows of
 // 496-504 were faster on 16 lanes of 32, by 0.01-0.035 (reports/measurements/short_rows_2_ab.json).
 //
-// @variant name=onepass_f16_c32 kernel=onepass_f16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c128 kernel=onepass_f16_c128 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=128 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c256 kernel=onepass_f16_c256 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=256 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c512_l8 kernel=onepass_f16_c512_l8 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=512 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c512 kernel=onepass_f16_c512 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=512 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c1024 kernel=onepass_f16_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c2048 kernel=onepass_f16_c2048 algorithm=online geometry=block-per-row threads=64 max_cols=2048 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c4096 kernel=onepass_f16_c4096 algorithm=online geometry=block-per-row threads=128 max_cols=4096 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c8192 kernel=onepass_f16_c8192 algorithm=online geometry=block-per-row threads=256 max_cols=8192 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c16384 kernel=onepass_f16_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 dtypes=float16 fast_math=true
-// @variant name=onepass_f16_c32768 kernel=onepass_f16_c32768 algorithm=online geometry=block-per-row threads=512 max_cols=32768 dtypes=float16 fast_math=true
-// @variant name=onepass_bf16_c32 kernel=onepass_bf16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c128 kernel=onepass_bf16_c128 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=128 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c256 kernel=onepass_bf16_c256 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=256 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c512_l8 kernel=onepass_bf16_c512_l8 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=512 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c512 kernel=onepass_bf16_c512 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=512 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c1024 kernel=onepass_bf16_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c2048 kernel=onepass_bf16_c2048 algorithm=online geometry=block-per-row threads=64 max_cols=2048 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c4096 kernel=onepass_bf16_c4096 algorithm=online geometry=block-per-row threads=128 max_cols=4096 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c8192 kernel=onepass_bf16_c8192 algorithm=online geometry=block-per-row threads=256 max_cols=8192 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c16384 kernel=onepass_bf16_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 dtypes=bfloat16 fast_math=true
-// @variant name=onepass_bf16_c32768 kernel=onepass_bf16_c32768 algorithm=online geometry=block-per-row threads=512 max_cols=32768 dtypes=bfloat16 fast_math=true
+// @variant name=onepass_f16_c32 kernel=onepass_f16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c128 kernel=onepass_f16_c128 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=128 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c256 kernel=onepass_f16_c256 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=256 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c512_l8 kernel=onepass_f16_c512_l8 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=512 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c512 kernel=onepass_f16_c512 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=512 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c1024 kernel=onepass_f16_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c2048 kernel=onepass_f16_c2048 algorithm=online geometry=block-per-row threads=64 max_cols=2048 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c4096 kernel=onepass_f16_c4096 algorithm=online geometry=block-per-row threads=128 max_cols=4096 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c8192 kernel=onepass_f16_c8192 algorithm=online geometry=block-per-row threads=256 max_cols=8192 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c16384 kernel=onepass_f16_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c32768 kernel=onepass_f16_c32768 algorithm=online geometry=block-per-row threads=512 max_cols=32768 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c32 kernel=onepass_bf16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c128 kernel=onepass_bf16_c128 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=128 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c256 kernel=onepass_bf16_c256 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=256 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c512_l8 kernel=onepass_bf16_c512_l8 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=512 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c512 kernel=onepass_bf16_c512 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=512 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c1024 kernel=onepass_bf16_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c2048 kernel=onepass_bf16_c2048 algorithm=online geometry=block-per-row threads=64 max_cols=2048 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c4096 kernel=onepass_bf16_c4096 algorithm=online geometry=block-per-row threads=128 max_cols=4096 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c8192 kernel=onepass_bf16_c8192 algorithm=online geometry=block-per-row threads=256 max_cols=8192 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c16384 kernel=onepass_bf16_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c32768 kernel=onepass_bf16_c32768 algorithm=online geometry=block-per-row threads=512 max_cols=32768 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 
 SH_ONEPASS_GROUP_KERNEL(onepass_f16_c32, sh::half_t, 4, 8)

@@ -5,7 +5,7 @@
 // flight; rows are read once and written once (sh::RowTile, sh::onepass_*).
 //
 // Arithmetic: one exponential per element, on the special-function unit (ex2, so
-// the variants declare fast_math=true and are held to the wider bound). A thread folds
+// the variants declare fast_math=true exp=ex2 and are held to the wider bound). A thread folds
 // its share as e_i = exp(x_i - m_t) (m_t: its own maximum) and d_t = sum e_i, the
 // (m_t, d_t) states are merged (NaN-safe, see softmax.cuh), and y_i = e_i * exp(m_t - m) / d.
 // Rows that are not 16-byte aligned (C % 4 != 0, or a misaligned base) take the
@@ -15,22 +15,22 @@
 // 16 lanes of 8 floats (32 bytes in flight a thread) measured 1.02 of copy at C = 128 and
 // 0.99 at C = 96-100, where a warp of 4 floats each reached 0.95 and 0.70
 // (reports/measurements/short_rows_ab.json).
-// @variant name=onepass_vec4_c32 kernel=onepass_vec4_c32 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=32 fast_math=true
-// @variant name=onepass_vec4_c64 kernel=onepass_vec4_c64 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=64 fast_math=true
-// @variant name=onepass_vec4_c128 kernel=onepass_vec4_c128 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=128 fast_math=true
-// @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256 fast_math=true
-// @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true
-// @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true
+// @variant name=onepass_vec4_c32 kernel=onepass_vec4_c32 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=32 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c64 kernel=onepass_vec4_c64 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=64 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c128 kernel=onepass_vec4_c128 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=128 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c256 kernel=onepass_vec4_c256 algorithm=online geometry=warp-per-row threads=128 max_cols=256 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c512 kernel=onepass_vec4_c512 algorithm=online geometry=warp-per-row threads=128 max_cols=512 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c1024 kernel=onepass_vec4_c1024 algorithm=online geometry=warp-per-row threads=128 max_cols=1024 fast_math=true exp=ex2
 // Longer rows: a block per row. From C ~ 600 to 1024, a block of 64 threads of 16 floats
 // measured 0.971-0.996 of copy against 0.965-0.983 for a warp of 32 (Triton 0.955-1.002, up to
 // 0.022 ahead at 6 of 8 lengths), but 0.91 against 0.97 at C = 513
 // (reports/measurements/short_rows_2_ab.json).
-// @variant name=onepass_vec4_c1024_b64 kernel=onepass_vec4_c1024_b64 algorithm=online geometry=block-per-row threads=64 max_cols=1024 fast_math=true
-// @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true
-// @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true
-// @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true
-// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 fast_math=true
-// @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true
+// @variant name=onepass_vec4_c1024_b64 kernel=onepass_vec4_c1024_b64 algorithm=online geometry=block-per-row threads=64 max_cols=1024 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 fast_math=true exp=ex2
+// @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true exp=ex2
 #include "softmax.cuh"
 
 SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c32, float, 8, 4)

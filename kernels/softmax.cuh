@@ -31,6 +31,13 @@ __device__ __forceinline__ float ex2(float x) {
     return y;
 }
 
+// log2(x) on the special-function unit (absolute error about 2^-22); lg2(0) = -inf.
+__device__ __forceinline__ float lg2(float x) {
+    float y;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
 __device__ __forceinline__ float fast_exp_below(float a, float b) {
     return a == neg_inf() ? 0.0f : ex2((a - b) * LOG2E);
 }
@@ -257,6 +264,39 @@ __device__ __forceinline__ auto with_exp_args(float m, F f) {
     return f(ExpArgs<false>(m));
 }
 
+// Below this |m * log2e + log2 d|, 16-bit outputs take 1/d inside the exponential (write_softmax).
+constexpr float FOLD_LIMIT = 1024.0f;
+
+// Write the outputs of one thread's held values h: write(out) stores out(h) for each of them.
+// IN_PLACE (float tiles and stashes): h = exp(x - m_t) / c, y = h * c * exp(m_t - m) / d.
+// Else (16-bit): h = x, y = exp(x - m) / d, the exponential recomputed. With SHIFT, as
+// ex2(x * log2e - s') with s' = fl(m * log2e + log2 d), one FFMA an element and no product,
+// where |s'| < FOLD_LIMIT: s' is rounded, and not put back, so this adds a relative error of
+// at most about ln2 * 2^-15, under a fortieth of a float16 ulp (bounds.FOLD_ULPS); elsewhere
+// (and for an infinite or NaN m or d, or a d of 0) as ex2(ExpArgs(x)) * (c / d). With the
+// split stash's packed maximum (measured together), split rows of 2^20: fp16 0.902-0.905 ->
+// 0.909-0.911 of copy, bf16 0.898-0.900 -> 0.905-0.906; 262147: +0.006-0.010
+// (reports/measurements/fold_packed_max_ab.json).
+template <class T, bool SHIFT, bool IN_PLACE, class Write>
+__device__ __forceinline__ void write_softmax(Write write, MaxSum mine, MaxSum all, float c) {
+    if constexpr (IN_PLACE) {
+        const float scale = tile_scale(mine, all) * c;
+        write([&](float e) { return e * scale; });
+    } else {
+        if constexpr (SHIFT) {
+            const float s = __fmaf_rn(all.m, LOG2E, lg2(all.d));
+            if (fabsf(s) < FOLD_LIMIT) {
+                write([&](float x) { return ex2(__fmaf_rn(x, LOG2E, -s)); });
+                return;
+            }
+        }
+        with_exp_args<T, SHIFT>(all.m, [&](auto arg) {
+            const float scale = arg.c * __frcp_rn(all.d);
+            write([&](float x) { return ex2(arg(x)) * scale; });
+        });
+    }
+}
+
 // Round to nearest even; NaN stays NaN, overflow gives inf.
 template <class T>
 __device__ T from_float(float f);
@@ -357,8 +397,9 @@ __device__ __forceinline__ unsigned short neg_inf_bits(bf16_t) { return 0xff80u;
 // misaligned differently from its input row go element by element too.
 //
 // float rows keep their values as float; fold() turns them into exp(x - m_t) / c in place
-// (c: see ExpArgs; 1 without SHIFT), and store() scales them. 16-bit rows keep the raw bits (twice the elements in the
-// same registers, so twice the bytes in flight), and store() recomputes exp(x - m) / d.
+// (c: see ExpArgs; 1 without SHIFT), and store() scales them. 16-bit rows keep the raw bits
+// (twice the elements in the same registers, so twice the bytes in flight), and store()
+// recomputes exp(x - m) / d.
 // SHIFT: exponentials from ExpArgs<true> where they may be.
 template <class T, int LANES, int E, bool SHIFT = false>
 struct RowTile {
@@ -460,18 +501,10 @@ struct RowTile {
         return {m, d};
     }
 
-    // Write y = softmax for the elements inside the row: float e_i * c * exp(m_t - m) / d,
-    // 16-bit exp(x_i - m) * (1 / d).
+    // Write y = softmax for the elements inside the row (see write_softmax).
     __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
-        if constexpr (WIDE) {
-            const float scale = tile_scale(mine, all) * c;
-            write(row, n, lane, [&](int i) { return v[i] * scale; });
-        } else {
-            with_exp_args<T, SHIFT>(all.m, [&](auto arg) {
-                const float scale = arg.c * __frcp_rn(all.d);
-                write(row, n, lane, [&](int i) { return ex2(arg(get(i))) * scale; });
-            });
-        }
+        write_softmax<T, SHIFT, WIDE>([&](auto out) { write(row, n, lane, [&](int i) { return out(get(i)); }); },
+                                      mine, all, c);
     }
 
     // Write out(i) for the tile positions inside the row.

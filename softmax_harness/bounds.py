@@ -8,12 +8,12 @@ involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
 * the exponential itself: ``expf`` is within 2 ulp (CUDA Programming Guide). A
   ``fast_math`` variant (``__expf``, i.e. ``ex2.approx(x * log2 e)``) rounds the
   scaled argument once more and ``ex2.approx`` is within 2 ulp, so it is charged
-  ``FAST_EXP_ULPS`` and twice the argument term. That is a kernel's ``exp=ex2``.
-  ``exp=shifted`` (the split-row kernel; the default for a fast_math kernel that does not
-  say) takes exp(x_i - m_t) as ``ex2(x_i * log2 e - s) * c`` with s = fl(m_t * log2 e) and
-  c = ex2(-(m_t * log2 e - s)) (``ExpArgs`` in kernels/softmax.cuh): one rounding of the
-  argument (within the argument term) and c, 2 ulp, in both the tile's sum and its outputs:
-  ``SHIFT_ULPS`` more;
+  ``FAST_EXP_ULPS`` and twice the argument term. That is a kernel's ``exp=ex2`` (the
+  one-pass kernels). ``exp=shifted`` (the fp32 split-row kernel; the default for a fast_math
+  kernel that does not say) takes exp(x_i - m_t) as ``ex2(x_i * log2 e - s) * c`` with
+  s = fl(m_t * log2 e) and c = ex2(-(m_t * log2 e - s)) (``ExpArgs`` in kernels/softmax.cuh):
+  one rounding of the argument (within the argument term) and c, 2 ulp, in both the tile's
+  sum and its outputs: ``SHIFT_ULPS`` more;
 * the sum d: each addition in the longest sequential chain adds at most u
   relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
   §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
@@ -32,8 +32,8 @@ with a safety factor ``SLACK`` on the whole (the analysis bounds first-order ter
 Half-precision kernels (float16, bfloat16) compute in float32 from inputs that are
 exact in float32, so they carry the float32 bound plus the rounding of the output to
 16 bits: a relative u16 (2**-11, 2**-8) and, for float16, half its smallest subnormal
-spacing (2**-25) as an absolute floor. ``exp=folded`` (the staged split-row kernel,
-``write_softmax`` in staging/kernels/softmax.cuh) is shifted, and writes 16-bit outputs as
+spacing (2**-25) as an absolute floor. ``exp=folded`` (the 16-bit split-row kernels,
+``write_softmax`` in kernels/softmax.cuh) is shifted, and writes 16-bit outputs as
 ex2(x_i * log2 e - s') with s' = fl(m * log2 e + lg2(d)), |s'| < 1024: s' is rounded
 (at most 2**-15, that is 2**9 u, in the exponent), lg2 is within about 2**-22, and the
 argument now also holds log2 d <= 31, hence ln 2 * (2**9 + 4 + 31) u < ``FOLD_ULPS``

@@ -163,7 +163,7 @@ def half_arithmetic(x, out):
 
 
 def half_folded(x, out, limit=1024.0):
-    """The staged split-row store for 16-bit outputs (``write_softmax``): y = 2^fl(x log2e - s')
+    """The split-row store for 16-bit outputs (``write_softmax``): y = 2^fl(x log2e - s')
     with s' = fl(m log2e + log2 d) where |s'| < ``limit``, else exp(x - m) / d; float32 steps
     (exact exponentials), one rounding to the output type."""
     log2e = np.float64(np.float32(1.4426950408889634))

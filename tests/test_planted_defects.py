@@ -104,7 +104,7 @@ def test_properties_need_no_pytest():
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("fn", [standins.half_correct, standins.half_folded], ids=lambda f: f.__name__)
 def test_a_correct_half_precision_kernel_passes_every_property(fn, dtype):
-    """Among them the arithmetic of the staged split-row store, under the bound of exp=folded
+    """Among them the arithmetic of the 16-bit split-row store, under the bound of exp=folded
     (which charges bounds.FOLD_ULPS for it)."""
     if dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
