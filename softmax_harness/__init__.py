@@ -34,17 +34,23 @@ def known_bad(root: Path | None = None) -> list[Variant]:
     return [v for v in _all(root) if v.spec.known_bad]
 
 
+def split_ref(ref: str) -> tuple[str, Path | None]:
+    """``NAME@DIR`` -> (NAME, DIR); a plain name -> (name, None)."""
+    name, at, where = ref.partition("@")
+    return name, Path(where) if at else None
+
+
 def variant(name: str, root: Path | None = None) -> Variant:
     """The variant called ``name`` (correct or known-bad). ``NAME@DIR`` names the one declared
     under DIR instead (``split_row_smem_f16@staging/kernels``: a staged file, to set beside the
     verified one of that name)."""
-    if "@" in name:
-        name, where = name.split("@", 1)
-        root = Path(where)
-        if not root.is_dir():
-            raise UnknownVariantError(f"no softmax variant named {name!r} under {where!r}: not a directory")
+    name, where = split_ref(name)
+    if where is not None:
+        root = where
+    place = f" under {str(root)!r}" if root else ""
+    if root is not None and not Path(root).is_dir():
+        raise UnknownVariantError(f"no softmax variant named {name!r}{place}: not a directory")
     for v in _all(root):
         if v.name == name:
             return v
-    place = f" under {str(root)!r}" if root else ""
     raise UnknownVariantError(f"no softmax variant named {name!r}{place}")

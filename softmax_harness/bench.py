@@ -132,6 +132,10 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     return median_seconds(copier(*sweep_input(n_cols, dtype)))
 
 
+#: Names that ``fractions_of_copy`` times besides variants: the dispatcher and the baselines.
+NOT_VARIANTS = ("softmax", "torch", "triton")
+
+
 def lookup(name: str, root=None):
     """The variant ``name`` declared under ``root`` if it is there, else in ``kernels/``
     (``NAME@DIR``: the one under DIR)."""

@@ -67,10 +67,10 @@ def _repro(args) -> int:
 
 
 def _measure(args) -> int:
-    from .bench import fractions_of_copy, lookup
+    from .bench import NOT_VARIANTS, fractions_of_copy, lookup
 
     for name in args.kernels:  # unknown names first, GPU or not
-        if name not in ("softmax", "torch", "triton"):
+        if name not in NOT_VARIANTS:
             lookup(name, args.root)
     if not gpu.available():
         return _no_gpu("measure")

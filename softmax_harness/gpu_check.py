@@ -44,9 +44,12 @@ def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
 def elsewhere_digests(names: list[str]) -> dict[str, str]:
     """sha256 of every file under each DIR of the ``NAME@DIR`` variants among ``names`` (staged
     files, say), keyed by path (relative to the repository where it is inside)."""
+    from . import split_ref
+
     digests = {}
-    for where in sorted({n.split("@", 1)[1] for n in names if "@" in n}):
-        for p in sorted(Path(where).resolve().rglob("*")):
+    dirs = {split_ref(n)[1] for n in names} - {None}
+    for where in sorted(dirs):
+        for p in sorted(where.resolve().rglob("*")):
             if p.is_file():
                 key = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
                 digests[str(key)] = hashlib.sha256(p.read_bytes()).hexdigest()
