@@ -26,6 +26,10 @@
 // 0.022 ahead at 6 of 8 lengths), but 0.91 against 0.97 at C = 513
 // (reports/measurements/short_rows_2_ab.json).
 // @variant name=onepass_vec4_c1024_b64 kernel=onepass_vec4_c1024_b64 algorithm=online geometry=block-per-row threads=64 max_cols=1024 fast_math=true exp=ex2
+// Rows of ~1000-1024 were faster still on a block of 128 threads of 8 floats (Triton's shape:
+// 0.992-1.003 against 0.985-0.996 at C = 1000 and 1024), which loses at shorter rows (0.77 at
+// 600, 0.95 at 800): reports/measurements/shapes_1024_16384_ab.json.
+// @variant name=onepass_vec4_c1024_b128 kernel=onepass_vec4_c1024_b128 algorithm=online geometry=block-per-row threads=128 max_cols=1024 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true exp=ex2
@@ -41,6 +45,7 @@ SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c512, float, 32, 16)
 SH_ONEPASS_GROUP_KERNEL(onepass_vec4_c1024, float, 32, 32)
 
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c1024_b64, float, 64, 16)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c1024_b128, float, 128, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c2048, float, 256, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c4096, float, 512, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c8192, float, 512, 16)

@@ -511,9 +511,14 @@ struct RowTile {
         }
     }
 
-    // The tile's state (m_t, sum exp(x - m_t)). A tile of only -inf subtracts 0 instead of
-    // -inf, so every term is exactly 0 (no -inf - -inf).
+    // The tile's state (m_t, sum exp(x - m_t)).
     __device__ __forceinline__ MaxSum fold() {
+        const float m = max();
+        return {m, sum_exp(m)};
+    }
+
+    // The tile's maximum.
+    __device__ __forceinline__ float max() const {
         float m = neg_inf();
         if constexpr (WIDE) {
 #pragma unroll
@@ -524,8 +529,14 @@ struct RowTile {
             for (int i = 1; i < E / 2; ++i) pair = max_pair(pair, w[i], T{});
             m = fmaxf(get_word(pair, 0), get_word(pair, 1));
         }
+        return m;
+    }
+
+    // sum exp(x - m) over the tile, for m at least the tile's maximum (float tiles keep the
+    // terms). m = -inf subtracts 0 instead, so every term of a tile of only -inf is exactly 0.
+    __device__ __forceinline__ float sum_exp(float m) {
         const float base = m == neg_inf() ? 0.0f : m;
-        const float d = with_exp_args<T, SHIFT>(base, [&](auto arg) {
+        return with_exp_args<T, SHIFT>(base, [&](auto arg) {
             float d = 0.0f;
 #pragma unroll
             for (int i = 0; i < E; ++i) {
@@ -536,7 +547,6 @@ struct RowTile {
             c = arg.c;
             return d * arg.c;
         });
-        return {m, d};
     }
 
     // Write y = softmax for the elements inside the row (see write_softmax).
@@ -603,15 +613,24 @@ __device__ __forceinline__ void onepass_group_rows(const T* __restrict__ x, T* _
     if (live) tile.store(row_of(y, row, n_cols), n_cols, lane, mine, all);
 }
 
-// A block per row.
-template <class T, int THREADS, int E>
+// A block per row. TWO_PHASE: the row's maximum first (one block reduction), then the sum of
+// exp(x - m) (a second one), as Triton's softmax does; else each thread folds its (m_t, d_t) and
+// one reduction merges the states (an exponential a merge).
+template <class T, int THREADS, int E, bool TWO_PHASE = false>
 __device__ __forceinline__ void onepass_block_row(const T* __restrict__ x, T* __restrict__ y, int n_cols) {
-    __shared__ MaxSum scratch[32];
     RowTile<T, THREADS, E> tile;
     tile.load(row_of(x, blockIdx.x, n_cols), n_cols, threadIdx.x);
-    const MaxSum mine = tile.fold();
-    const MaxSum all = block_reduce(FastMerge(), mine, scratch);
-    tile.store(row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, mine, all);
+    if constexpr (TWO_PHASE) {
+        __shared__ float scratch[32];
+        const float m = block_reduce(Max(), tile.max(), scratch);
+        const MaxSum all = {m, block_reduce(Sum(), tile.sum_exp(m), scratch)};
+        tile.store(row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, all, all);
+    } else {
+        __shared__ MaxSum scratch[32];
+        const MaxSum mine = tile.fold();
+        const MaxSum all = block_reduce(FastMerge(), mine, scratch);
+        tile.store(row_of(y, blockIdx.x, n_cols), n_cols, threadIdx.x, mine, all);
+    }
 }
 
 }  // namespace sh
@@ -623,8 +642,8 @@ __device__ __forceinline__ void onepass_block_row(const T* __restrict__ x, T* __
                                                            int n_rows, int n_cols) {                      \
         sh::onepass_group_rows<T, LANES, E>(x, y, n_rows, n_cols);                                        \
     }
-#define SH_ONEPASS_BLOCK_KERNEL(NAME, T, THREADS, E)                                                      \
+#define SH_ONEPASS_BLOCK_KERNEL(NAME, T, THREADS, E, ...)                                                 \
     extern "C" __global__ void __launch_bounds__(THREADS) NAME(const T* __restrict__ x,                   \
                                                                T* __restrict__ y, int n_rows, int n_cols) { \
-        sh::onepass_block_row<T, THREADS, E>(x, y, n_cols);                                               \
+        sh::onepass_block_row<T, THREADS, E, ##__VA_ARGS__>(x, y, n_cols);                                \
     }

@@ -32,9 +32,13 @@ from . import dtypes
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 _HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: Limits below a size's own, where another shape of tile was measured faster (rows of
-#: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row):
-#: reports/measurements/short_rows_2_ab.json.
-_BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (1024, "onepass_vec4_c1024_b64"))},
+#: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
+#: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
+#: 876-1024 on 128 of 8, and 14337-16384 on the two-reduction (safe) tile:
+#: reports/measurements/shapes_1024_16384_ab.json).
+_BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (875, "onepass_vec4_c1024_b64"),
+                              (1024, "onepass_vec4_c1024_b128")),
+                       16384: ((14336, "onepass_vec4_c16384"), (16384, "safe_onepass_vec4_c16384"))},
            "float16": {512: ((505, "onepass_f16_c512_l8"), (512, "onepass_f16_c512"))},
            "bfloat16": {512: ((505, "onepass_bf16_c512_l8"), (512, "onepass_bf16_c512"))}}
 

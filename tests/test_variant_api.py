@@ -169,10 +169,16 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     from softmax_harness import dispatch
 
-    # short_rows_2_ab.json: fp32 rows of 513 ran faster on a warp, of 600-1024 on a 64-thread
+    # short_rows_2_ab.json: fp32 rows of 513 ran faster on a warp, of 600-850 on a 64-thread
     # block; 16-bit rows up to 505 (any shift fits 512) on 8 lanes of 64, of 506-512 on 16 of 32.
+    # shapes_1024_16384_ab.json: fp32 rows of 900-1024 on a 128-thread block, of 15000-16384
+    # on the safe (two-reduction) tile, of 9000-13000 on the online one.
     assert dispatch.choose(513, dtype="float32").name == "onepass_vec4_c1024"
     assert dispatch.choose(600, dtype="float32").name == "onepass_vec4_c1024_b64"
+    assert dispatch.choose(850, dtype="float32").name == "onepass_vec4_c1024_b64"
+    assert dispatch.choose(900, dtype="float32").name == "onepass_vec4_c1024_b128"
+    assert dispatch.choose(13000, dtype="float32").name == "onepass_vec4_c16384"
+    assert dispatch.choose(15000, dtype="float32").name == "safe_onepass_vec4_c16384"
     assert dispatch.choose(500, dtype="float16", aligned=False).name == "onepass_f16_c512_l8"
     assert dispatch.choose(505, dtype="bfloat16", aligned=False).name == "onepass_bf16_c512_l8"
     assert dispatch.choose(506, dtype="float16", aligned=False).name == "onepass_f16_c512"
@@ -188,8 +194,8 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(32768, dtype="float32").name == "onepass_vec4_c32768"
     assert dispatch.choose(32765, dtype="float32", aligned=False).name == "onepass_vec4_c32768"
     assert dispatch.choose(32766, dtype="float32", aligned=False).name == "split_row_smem_f32"
-    assert dispatch.choose(16383, dtype="float32", aligned=False).name == "onepass_vec4_c16384"
-    assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024_b64"
+    assert dispatch.choose(16383, dtype="float32", aligned=False).name == "safe_onepass_vec4_c16384"
+    assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024_b128"
     assert dispatch.choose(1023, dtype="float16", aligned=False).name == "onepass_f16_c1024"
     assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
