@@ -1,8 +1,9 @@
 """``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
 
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
-the row up to C = 32768 (fp32, fp16 and bf16 alike; where two shapes of tile hold the same
-size, the one measured faster for the row length); then the split-row kernel (a row over a
+the row up to C = 32768 (fp32, fp16 and bf16 alike; where several tiles hold the same size,
+of other shapes or with the safe order of reductions, the one measured faster for the row
+length); then the split-row kernel (a row over a
 group of co-resident blocks, every element read once, part of each slice in shared memory) up
 to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32,
 the fastest two-pass kernel. A row length picks the first entry whose limit admits it and whose
