@@ -3,11 +3,10 @@
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike; where several tiles hold the same size,
 of other shapes or with the safe order of reductions, the one measured faster for the row
-length); then the split-row kernel (a row over a
-group of co-resident blocks, every element read once, part of each slice in shared memory) up
-to 2**21 (16-bit rows up to 69568 on its 512-thread version, one block a row); then, for fp32,
-the fastest two-pass kernel. A row length picks the first entry whose limit admits it and whose
-kernel runs on the device.
+length); then the split-row kernel (a row over a group of co-resident blocks, every element
+read once, part of each slice in shared memory) up to 2**21 (16-bit rows up to 69568 on its
+512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
+length picks the first entry whose limit admits it and whose kernel runs on the device.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
 16-byte chunk of the tile's size does not fit with its shift and goes element by element, with
@@ -32,7 +31,7 @@ from . import dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 _HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-#: Limits below a size's own, where another shape of tile was measured faster (rows of
+#: Limits below a size's own, where another tile of that size was measured faster (rows of
 #: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
 #: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
 #: 876-1024 on 128 of 8, and 14337-16384 on the two-reduction (safe) tile:
