@@ -3,7 +3,7 @@
 // elements per thread keep the raw 16-bit values (two to a register) and recompute
 // exp(x - m) when they write, so a thread holds twice the elements of an fp32 tile in
 // the same registers and the memory system sees as many bytes in flight. Sizes chosen
-// on the H200 (reports/NOTES.md). Rows of 129-505: 16 lanes of 16 up to 256 and 8 lanes of 64
+// on the H200. Rows of 129-505: 16 lanes of 16 up to 256 and 8 lanes of 64
 // up to 505 (any misaligned row of 505 fits 512 with its shift) measured 0.48-1.00 and
 // 0.84-0.98 of copy where 16 lanes of 32 reached 0.21-0.55 and 0.65-0.97; only aligned rows of
 // 496-504 were faster on 16 lanes of 32, by 0.01-0.035 (reports/measurements/short_rows_2_ab.json).

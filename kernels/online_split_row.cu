@@ -223,16 +223,15 @@ struct Group {
     // state as one tagged word (rank 0 also the next row, tagged alike) and adds one to the
     // group's arrival counter; the first warp waits for the counter, then reads the states until
     // each carries this round's tag (a word can arrive after the count: nothing orders them).
-    // No fences: with a release/acquire counter and the states read after it, blocks left the
-    // meeting 4.5 us after the last arrival on average at C = 2^20, in rows of ~20 us; now 2.7 us
-    // (fp32 2^20: 0.87-0.88 -> 0.91-0.92 of copy; reports/measurements/split_meet_trace.json).
-    // Polling the states without a counter was slower: the polls slowed everyone's loads. In
-    // groups of 48 blocks or more the first warp stops waiting for the counter when all but four
-    // have arrived and polls the states from there (a round trip less after the last arrival):
-    // fp32 2^20 0.901-0.906 -> 0.908-0.916 of copy, 2^21 0.815 -> 0.834-0.835, 16-bit 2^21
-    // +0.009-0.012; in groups of 7-31 it cost 0.01-0.02 (reports/measurements/
-    // split_early_poll_ab.json). Groups of 24-47 stop at all but two: 16-bit 2^20 (31 blocks)
-    // +0.001-0.005 (exp_args_ab.json, store_exp_ab.json); smaller ones wait for the whole count.
+    // No fences: a release/acquire counter with the states read after it keeps every block at
+    // the meeting for a round trip more (4.5 us against 2.7 us after the last arrival, in rows
+    // of ~20 us at C = 2^20: reports/measurements/split_meet_trace.json). Polling the states
+    // without a counter is slower still: the polls slow everyone's loads. A large group (48
+    // blocks or more) stops waiting for the counter when all but four have arrived and polls the
+    // states from there, a round trip less after the last arrival; in small groups (7-31) those
+    // polls cost more than they save (reports/measurements/split_early_poll_ab.json). Groups of
+    // 24-47 stop at all but two (exp_args_ab.json, store_exp_ab.json); smaller ones wait for the
+    // whole count.
     // Two rounds of slots, and a slot's tag alternates between its rounds: a block can be at most
     // one round ahead of its group.
     __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import functools
 
+from . import catalog, dispatch, dtypes
+
 #: Row lengths and element types of the sweep; N is chosen so that each input is about
 #: ``BYTES`` bytes. 65535 is there for rows of odd length (most of them start misaligned).
 SWEEP_COLS = (32, 128, 500, 1024, 2048, 4096, 8192, 16384, 32768, 65535, 131072, 1048576)
@@ -26,6 +28,9 @@ SWEEP_DTYPES = ("float32", "float16", "bfloat16")
 BYTES = 2**30
 
 _elapsed = [0.0]
+
+#: The GPU clock as pytest-benchmark's ``--benchmark-timer`` names it.
+TIMER = "softmax_harness.bench.gpu_clock"
 
 
 def gpu_clock() -> float:
@@ -84,8 +89,6 @@ def sweep_input(n_cols: int, dtype: str = "float32"):
     """A ~1 GiB input of standard-normal rows in ``dtype``, and an output buffer (one cached)."""
     import cupy
 
-    from . import dtypes
-
     fmt = dtypes.of(dtype)
     shape = shape_for(n_cols, fmt.bits // 8)
     x = cupy.random.default_rng(n_cols).standard_normal(shape, dtype=cupy.float32)
@@ -139,14 +142,12 @@ NOT_VARIANTS = ("softmax", "torch", "triton")
 def lookup(name: str, root=None):
     """The variant ``name`` declared under ``root`` if it is there, else in ``kernels/``
     (``NAME@DIR``: the one under DIR)."""
-    import softmax_harness
-
     try:
-        return softmax_harness.variant(name, root)
-    except softmax_harness.UnknownVariantError:  # not staged: the verified one
+        return catalog.variant(name, root)
+    except catalog.UnknownVariantError:  # not staged: the verified one
         if root is None or "@" in name:
             raise
-        return softmax_harness.variant(name)
+        return catalog.variant(name)
 
 
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
@@ -155,8 +156,6 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
     timed in this process (medians of CUDA-event timings, each kernel's in alternation with the
     copy's). Kernels that cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
-    import softmax_harness
-
     from .baselines import TRITON_MAX_COLS, torch_softmax, triton_softmax
 
     rows = []
@@ -166,8 +165,8 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
         row = {"dtype": dtype, "C": n_cols, "copy_gbps": round(bytes_moved(x) / copy / 1e9)}
         for name in kernels:
             if name == "softmax":
-                fn = softmax_harness.softmax
-                row["dispatched"] = softmax_harness.dispatch.chosen_for(x).name
+                fn = dispatch.softmax
+                row["dispatched"] = dispatch.chosen_for(x).name
             elif name == "torch":
                 fn = torch_softmax()
             elif name == "triton":  # the fp32 baseline, for rows it holds whole

@@ -18,14 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import gpu, registry
+from . import catalog, gpu, registry
 from .report import add_parser as add_report
 
 
 def _list(args) -> int:
-    import softmax_harness
-
-    for v in softmax_harness.variants(args.root) + softmax_harness.known_bad(args.root):
+    for v in catalog.variants(args.root) + catalog.known_bad(args.root):
         s = v.spec
         limit = s.max_cols if s.max_cols else "any"
         bad = f"  KNOWN BAD ({s.catches}): {s.defect}" if s.known_bad else ""
@@ -42,11 +40,10 @@ def _no_gpu(command: str) -> int:
 
 
 def _repro(args) -> int:
-    import softmax_harness
-    from softmax_harness.properties import Subject, check
-    from softmax_harness.strategies import BatchRecipe, RowRecipe, build_batch
+    from .properties import check
+    from .strategies import BatchRecipe, RowRecipe, build_batch
 
-    variant = softmax_harness.variant(args.variant)
+    variant = catalog.variant(args.variant)
     if not gpu.available():
         return _no_gpu("repro")
     if args.recipe:
@@ -56,7 +53,7 @@ def _repro(args) -> int:
         x, offset, out_offset = build_batch(recipe), recipe.offset, recipe.out_offset
     else:
         recipe, x, offset, out_offset = None, np.load(args.npy), args.offset, args.out_offset
-    report = check(Subject.of(variant), x, offset=offset, out_offset=out_offset, recipe=recipe)
+    report = check(catalog.subject(args.variant), x, offset=offset, out_offset=out_offset, recipe=recipe)
     offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}")
     print(f"{variant.name}: {x.shape[0]}x{x.shape[1]} batch, {offsets}: "
           f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
@@ -115,11 +112,9 @@ def main(argv=None) -> int:
                          help="look the variants up here first, then in kernels/ (e.g. staging/kernels)")
     measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
-    from . import UnknownVariantError
-
     try:
         return args.run(args)
-    except UnknownVariantError as exc:
+    except catalog.UnknownVariantError as exc:
         print(f"softmax-harness {args.command}: {exc.args[0]}", file=sys.stderr)
         return 2
 

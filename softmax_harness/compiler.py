@@ -30,24 +30,30 @@ class KernelCompileError(RuntimeError):
     """A kernel file that does not compile; the message names the file and the compiler log."""
 
 
-def expand_source(path: Path, _seen: frozenset = frozenset()) -> str:
-    """The source of ``path`` with its local ``#include "..."`` files inlined once each."""
-    path = Path(path).resolve()
+def expand_source(path: Path) -> str:
+    """The source of ``path`` with its local ``#include "..."`` files inlined, each once in the
+    whole expansion (a header that two others include, a diamond, is inlined at its first
+    include only), as ``#pragma once`` would have it."""
+    return _expand(Path(path).resolve(), set())
+
+
+def _expand(path: Path, seen: set[Path]) -> str:
+    seen.add(path)
     out = [f'#line 1 "{_display(path)}"']
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         match = _INCLUDE.match(line)
         if not match:
             out.append(line)
             continue
-        # beside the file, then kernels/ (for known_bad/ and staging/kernels/)
+        # beside the file, then the folder above (known_bad/, staging/kernels/), then kernels/
         target = next((d / match.group(1) for d in (path.parent, path.parent.parent, KERNELS_DIR)
                        if (d / match.group(1)).is_file()), None)
         if target is None:
             raise KernelCompileError(f"{_display(path)}:{number}: included file "
                                      f"{match.group(1)!r} not found")
         target = target.resolve()
-        if target not in _seen:
-            out.append(expand_source(target, _seen | {path, target}))
+        if target not in seen:
+            out.append(_expand(target, seen))
         out.append(f'#line {number + 1} "{_display(path)}"')
     return "\n".join(out) + "\n"
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 
-from . import dtypes
+from . import catalog, dtypes
 
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 _HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
@@ -64,9 +64,7 @@ TABLE = {
 
 @functools.cache
 def _by_name():
-    from . import variants
-
-    return {v.name: v for v in variants()}
+    return {v.name: v for v in catalog.variants()}
 
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):

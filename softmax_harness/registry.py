@@ -24,7 +24,8 @@ Fields (``key=value``, values may be quoted):
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
 ``smem``        more dynamic shared memory, in bytes per block (default 0; a split-row stash)
-``dtypes``      comma-separated element types (default ``float32``)
+``dtypes``      the element type the kernel's pointers have (default ``float32``): one, since an
+                ``extern "C"`` symbol has one signature (a file declares a variant per type)
 ``convention``  ``torch`` (an all -inf row gives NaN, the default) or ``masked`` (it gives zeros)
 ``fast_math``   ``true`` when the kernel uses approximate intrinsics (it gets a looser bound)
 ``exp``         with ``fast_math=true``, the form of its exponentials (see ``bounds``): ``ex2``
@@ -33,6 +34,8 @@ Fields (``key=value``, values may be quoted):
                 1/d inside the exponential: ``write_softmax``)
 ``catches``     known-bad kernels only: the property that must catch its defect
 ``defect``      known-bad kernels only: what is wrong with it
+``sanitizer``   known-bad kernels only: a compute-sanitizer tool that must flag it (``racecheck``
+                for a race: the runner requires that tool to report it)
 """
 
 from __future__ import annotations
@@ -55,8 +58,9 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
-    "convention", "fast_math", "exp", "catches", "defect",
+    "convention", "fast_math", "exp", "catches", "defect", "sanitizer",
 }
+SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 FAST_EXPS = ("ex2", "shifted", "folded")
 
 
@@ -89,10 +93,16 @@ class VariantSpec:
     exp: str = "shifted"  # the fast exponentials' form (with fast_math)
     catches: str | None = None
     defect: str | None = None
+    sanitizer: str | None = None  # known-bad: the compute-sanitizer tool that must flag it
 
     @property
     def known_bad(self) -> bool:
         return self.catches is not None
+
+    @property
+    def dtype(self) -> str:
+        """The element type of the kernel's input and output."""
+        return self.dtypes[0]
 
     @property
     def rows_per_block(self) -> int:
@@ -173,11 +183,16 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     dtypes = tuple(fields.get("dtypes", "float32").split(","))
     for dtype in dtypes:
         _choice(path, line, "dtypes", dtype, DTYPES)
+    if len(dtypes) > 1:
+        raise _fail(path, line, f"dtypes={fields['dtypes']} names {len(dtypes)} types: one kernel symbol "
+                    "takes one element type (declare a variant per type)")
     fast_math = _choice(path, line, "fast_math", fields.get("fast_math", "false"), ("true", "false"))
     if "exp" in fields and fast_math != "true":
         raise _fail(path, line, "exp= goes with fast_math=true")
     if ("catches" in fields) != ("defect" in fields):
         raise _fail(path, line, "a known-bad kernel declares both catches= and defect=")
+    if "sanitizer" in fields and "catches" not in fields:
+        raise _fail(path, line, "sanitizer= goes with a known-bad kernel (catches= and defect=)")
     return VariantSpec(
         name=fields["name"],
         kernel=fields["kernel"],
@@ -200,6 +215,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         exp=_choice(path, line, "exp", fields.get("exp", "shifted"), FAST_EXPS),
         catches=fields.get("catches"),
         defect=fields.get("defect"),
+        sanitizer=_choice(path, line, "sanitizer", fields["sanitizer"], SANITIZERS)
+        if "sanitizer" in fields else None,
     )
 
 

@@ -4,8 +4,10 @@
 
 Without RUN.json the newest run under ``.benchmarks/`` is used. Each element type has
 a table with a row per kernel and a column per row length C: GB/s and the percentage
-of the copy bandwidth measured in the same run (beside each kernel, in runs from 0011 on),
+of the copy bandwidth measured in the same run (beside each kernel, round by round),
 the best of our kernels in bold, and ``torch.softmax`` (and Triton, where it ran) beside them.
+The plot has two panels an element type: GB/s under the copy's ceiling, and the fraction of
+the copy timed beside each kernel.
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
 
 
 def _device(run: dict) -> str:
-    return (run["machine"].get("gpu") or {}).get("device") or run["machine"].get("node", "GPU")
+    """The device for the titles: what ``--device`` said, else what the run recorded."""
+    return run.get("device") or (run["machine"].get("gpu") or {}).get("device") \
+        or run["machine"].get("node", "GPU")
 
 
 def markdown(run: dict, source: str = "") -> str:
@@ -66,9 +70,9 @@ def markdown(run: dict, source: str = "") -> str:
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
         "GB/s counting the input read once and the output written once; in brackets, the",
-        "percentage of a device-to-device copy of the same bytes timed in the same run (from",
-        "run 0011 on, beside each kernel, round by round; the row of those copies gives their range,",
-        "and the copy row, a copy timed on its own, is shown against their median).",
+        "percentage of a device-to-device copy of the same bytes timed in the same run (beside",
+        "each kernel, round by round; the row of those copies gives their range, and the copy",
+        "row, a copy timed on its own, is shown against their median).",
         "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
         f"Source: `{source}`" if source else "",
     ]
@@ -133,6 +137,16 @@ def _copy_spread(table: dict, c: int) -> str:
     return f"{min(seen):.0f}-{max(seen):.0f}" if seen else ""
 
 
+#: How each line of the plot looks: (label, colour, marker, line style); colours distinct.
+STYLES = {
+    "best": ("best of ours", "tab:blue", "o", "-"),
+    DISPATCH: ("softmax_harness.softmax (dispatch)", "tab:orange", "D", "-"),
+    "torch.softmax": ("torch.softmax", "tab:red", "s", "-"),
+    "triton": ("Triton (one program per row)", "tab:green", "^", "-"),
+    "copy": ("device-to-device copy (the ceiling)", "black", "", "--"),
+}
+
+
 def plot(run: dict, path: Path) -> None:
     import matplotlib
 
@@ -140,37 +154,58 @@ def plot(run: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     tables = run["tables"]
-    fig, axes = plt.subplots(len(tables), 1, figsize=(10, 5 * len(tables)), squeeze=False)
-    for ax, (dtype, table) in zip(axes[:, 0], tables.items(), strict=True):
-        _panel(ax, table, f"{dtype} softmax on {_device(run)} (grey: every variant)")
-    fig.tight_layout()
+    fig, axes = plt.subplots(len(tables), 2, figsize=(16, 4.8 * len(tables)), squeeze=False)
+    for row, (dtype, table) in zip(axes, tables.items(), strict=True):
+        _bandwidth_panel(row[0], table, f"{dtype} softmax on {_device(run)}: GB/s (grey: every variant)")
+        _fraction_panel(row[1], table, f"{dtype}: fraction of the copy timed beside each kernel")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False,
+               bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def _panel(ax, table: dict, title: str) -> None:
-    for kernel, row in sorted(table.items()):
-        if kernel in BASELINES:
-            continue
-        cs = sorted(row)
-        ax.plot(cs, [row[c]["gbps"] for c in cs], color="0.75", linewidth=0.8)
+def _lines(table: dict) -> dict[str, dict[int, dict]]:
+    """The plotted lines: the best of ours at each C, the dispatcher and the baselines."""
     best = best_of_ours(table)
-    cs = sorted(best)
-    ax.plot(cs, [best[c][1]["gbps"] for c in cs], "o-", color="C0", linewidth=2.5, label="best of ours")
-    styles = {"copy": ("k--", "device-to-device copy"), "torch.softmax": ("s-", "torch.softmax"),
-              DISPATCH: ("D-", "softmax_harness.softmax (dispatch)"),
-              "triton": ("^-", "Triton (one program per row)")}
-    for kernel, (style, label) in styles.items():
-        row = table.get(kernel)
-        if row:
-            cs = sorted(row)
-            ax.plot(cs, [row[c]["gbps"] for c in cs], style, label=label)
+    found = {"best": {c: info for c, (_, info) in best.items()}}
+    found.update({k: table[k] for k in (DISPATCH, "torch.softmax", "triton", "copy") if table.get(k)})
+    return found
+
+
+def _axes(ax, title: str, ylabel: str) -> None:
     ax.set_xscale("log", base=2)
     ax.set_xlabel("row length C (N chosen for ~1 GiB inputs)")
-    ax.set_ylabel("GB/s (input read once + output written once)")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+
+
+def _bandwidth_panel(ax, table: dict, title: str) -> None:
+    for kernel, row in sorted(table.items()):
+        if kernel not in BASELINES and kernel != DISPATCH:
+            cs = sorted(row)
+            ax.plot(cs, [row[c]["gbps"] for c in cs], color="0.8", linewidth=0.8)
+    for key, row in _lines(table).items():
+        label, colour, marker, style = STYLES[key]
+        cs = sorted(row)
+        ax.plot(cs, [row[c]["gbps"] for c in cs], color=colour, marker=marker, linestyle=style,
+                linewidth=2.0 if key == "best" else 1.4, label=label)
+    _axes(ax, title, "GB/s (input read once + output written once)")
+
+
+def _fraction_panel(ax, table: dict, title: str) -> None:
+    ax.axhline(100, color="black", linestyle="--", linewidth=1.0)
+    for key, row in _lines(table).items():
+        if key == "copy":
+            continue
+        label, colour, marker, style = STYLES[key]
+        cs = sorted(row)
+        ax.plot(cs, [100 * row[c]["fraction_of_copy"] for c in cs], color=colour, marker=marker,
+                linestyle=style, label=label)
+    _axes(ax, title, "% of the copy timed beside it")
+    ax.set_ylim(top=max(105, ax.get_ylim()[1]))
 
 
 def _run(args) -> int:

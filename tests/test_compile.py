@@ -64,3 +64,24 @@ def test_expanded_source_inlines_the_shared_header_once():
     assert source.count("struct MaxSum {") == 1
     assert "#include" not in source.replace("#include <", "")
 
+
+
+def test_a_header_included_twice_is_inlined_once(tmp_path):
+    """A diamond: two headers include one, and the kernel includes both; the shared header's
+    text appears once in the expansion (a second copy would redefine its functions)."""
+    from softmax_harness.compiler import expand_source
+
+    (tmp_path / "base.cuh").write_text("int shared_definition();\n")
+    (tmp_path / "left.cuh").write_text('#include "base.cuh"\nint left();\n')
+    (tmp_path / "right.cuh").write_text('#include "base.cuh"\nint right();\n')
+    (tmp_path / "k.cu").write_text('#include "left.cuh"\n#include "right.cuh"\n#include "left.cuh"\n')
+    text = expand_source(tmp_path / "k.cu")
+    assert text.count("int shared_definition();") == 1
+    assert text.count("int left();") == 1 and text.count("int right();") == 1
+
+
+def test_the_shared_header_parts_are_each_inlined_once():
+    from softmax_harness.compiler import expand_source
+
+    text = expand_source(KERNELS_DIR / "online_onepass_vec4.cu")
+    assert text.count("struct MaxSum {") == 1 and text.count("struct RowTile {") == 1

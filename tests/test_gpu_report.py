@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from softmax_harness.gpu_check import REPORT, kernel_digests
+from softmax_harness.run.schema import REPORT, SCHEMA, kernel_digests
 
 REFRESH = ("Refresh it on a machine with a CUDA GPU: `tools/gpu-check`, then commit reports/gpu.json "
            "(see README, 'Running on a GPU').")
@@ -28,6 +28,10 @@ def test_report_shows_no_failures():
     assert summary["failed"] == summary["error"] == 0, f"GPU failures: {bad[:20]}. {REFRESH}"
     assert summary["passed"] > 0, f"the GPU report ran no test. {REFRESH}"
     assert not summary.get("not run"), f"{summary['not run']} tests were cut by --deadline. {REFRESH}"
+
+
+def test_report_is_of_the_current_schema():
+    assert load().get("schema") == SCHEMA, f"reports/gpu.json is of another schema version. {REFRESH}"
 
 
 def test_report_names_the_device():

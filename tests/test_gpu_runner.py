@@ -7,9 +7,10 @@ import hashlib
 import io
 import json
 
-from softmax_harness.gpu_check import run_resuming
 from softmax_harness.properties import merge_tally
-from softmax_harness.pytest_plugin import journal_path, read_journal
+from softmax_harness.run.children import run_resuming
+from softmax_harness.run.journal import journal_path, read_journal
+from softmax_harness.run.schema import SCHEMA
 
 HANGS = """
 import time
@@ -68,7 +69,8 @@ def shard_report(shard, tests, caught=None, racy=None, device="H200"):
         sanitizer["racecheck_flags_racy_kernel"] = {
             "name": "racecheck_flags_bad_smem_tree_racy", "ok": racy, "errors": 20 if racy else 0,
             "variants": [], "seconds": 2.0}
-    return {"generated": f"2026-12-0{shard}T00:00:00Z", "seconds": 10.0, "hypothesis_profile": "dev",
+    return {"schema": SCHEMA, "generated": f"2026-12-0{shard}T00:00:00Z", "seconds": 10.0,
+            "hypothesis_profile": "dev",
             "environment": {"device": device}, "kernels_sha256": {"kernels/a.cu": "1"}, "bench": {},
             "gallery": {"caught": caught or {}}, "sanitizer": sanitizer, "shard": f"{shard}/2",
             "tally": {"a": {"checks": 1, "rows": 2, "seconds": 0.1, "max_ulps": 1.0, "max_bound_ratio": 0.1,
@@ -80,7 +82,7 @@ def shard_report(shard, tests, caught=None, racy=None, device="H200"):
 def test_shard_reports_merge_into_one():
     import pytest
 
-    from softmax_harness.gpu_check import merge_reports
+    from softmax_harness.run.schema import merge as merge_reports
 
     one = shard_report(1, ["t.py::x[a]", "t.py::x[b]"], caught={"bad_x": True}, racy=True)
     two = shard_report(2, ["t.py::x[c]"])
@@ -96,7 +98,7 @@ def test_shard_reports_merge_into_one():
 
 
 def test_merge_from_the_command_line(tmp_path):
-    from softmax_harness.gpu_check import main
+    from softmax_harness.run.cli import main
 
     paths = []
     for shard, tests in ((1, ["t.py::x[a]"]), (2, ["t.py::x[b]"])):
@@ -104,7 +106,20 @@ def test_merge_from_the_command_line(tmp_path):
         paths[-1].write_text(json.dumps(shard_report(shard, tests)))
     out = tmp_path / "gpu.json"
     assert main(["--merge", *map(str, paths), "--out", str(out)]) == 0
-    assert json.loads(out.read_text())["summary"]["passed"] == 3
+    merged = json.loads(out.read_text())
+    assert merged["summary"]["passed"] == 3 and merged["schema"] == SCHEMA
+
+
+def test_a_report_of_another_schema_is_refused_by_name(tmp_path, capsys):
+    from softmax_harness.run.cli import main
+
+    old = shard_report(1, ["t.py::x[a]"])
+    del old["schema"]  # as the runner wrote reports before it had a version
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    assert main(["--merge", str(path), "--out", str(tmp_path / "gpu.json")]) == 2
+    assert f"old.json: a GPU report of schema 1, not {SCHEMA}" in capsys.readouterr().err
+    assert not (tmp_path / "gpu.json").exists()
 
 
 SLOW = """
@@ -133,7 +148,7 @@ def test_the_deadline_leaves_the_rest_not_run(tmp_path):
 
 
 def test_the_rest_of_a_cut_run_merges_into_it():
-    from softmax_harness.gpu_check import merge_reports
+    from softmax_harness.run.schema import merge as merge_reports
 
     cut = shard_report(1, ["t.py::x[a]", "t.py::x[b]"])
     cut["tests"][1]["outcome"] = "not run"
@@ -149,7 +164,7 @@ def test_the_rest_of_a_cut_run_merges_into_it():
 def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
     """gpu-check --variant NAME@DIR hashes DIR's files too (keys as kernel_digests gives them for
     the repository's own files), so that a staged report can be matched to the files promoted."""
-    from softmax_harness.gpu_check import ROOT, elsewhere_digests, kernel_digests
+    from softmax_harness.run.schema import ROOT, elsewhere_digests, kernel_digests
 
     assert elsewhere_digests(["online_warp", "safe_warp"]) == {}
     live = ROOT / "kernels"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from softmax_harness import gallery
 from softmax_harness.isolation import IsolatedFailure, run_isolated
+from softmax_harness.run import gallery
 
 pytestmark = pytest.mark.gpu
 

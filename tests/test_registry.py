@@ -32,9 +32,10 @@ def test_every_kernel_file_declares_valid_variants():
 
 
 def test_good_header(tmp_path):
-    (spec,) = parse_file(write(tmp_path, GOOD + " max_cols=4096 dtypes=float32,float16"))
+    (spec,) = parse_file(write(tmp_path, GOOD + " max_cols=4096 dtypes=float16"))
     assert (spec.name, spec.lanes, spec.rows_per_block, spec.max_cols) == ("k1", 32, 4, 4096)
-    assert spec.dtypes == ("float32", "float16") and spec.line == 2
+    assert spec.dtype == "float16" and spec.dtypes == ("float16",) and spec.line == 2
+    assert parse_file(write(tmp_path, GOOD, name="plain.cu"))[0].dtype == "float32"
 
 
 def test_a_fast_kernel_names_the_form_of_its_exponentials(tmp_path):
@@ -77,6 +78,10 @@ def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
     (GOOD.replace("warp-per-row", "split-row") + " tile=0", "tile=0 is out of range"),
     (GOOD + " exp=ex2", "exp= goes with fast_math=true"),
     (GOOD + " fast_math=true exp=exact", "exp='exact' is not one of ex2, shifted, folded"),
+    # one extern "C" symbol has one signature: a list of types would be a promise nobody keeps
+    (GOOD + " dtypes=float32,float16", "names 2 types: one kernel symbol takes one element type"),
+    (GOOD + " sanitizer=racecheck", "sanitizer= goes with a known-bad kernel"),
+    (GOOD + ' catches=deterministic defect="x" sanitizer=asan', "sanitizer='asan' is not one of"),
 ])
 def test_malformed_header_names_file_and_line(tmp_path, header, problem):
     path = write(tmp_path, GOOD.replace("k1", "k0"), header)

@@ -95,3 +95,19 @@ def test_a_saved_run_names_the_commit_it_was_told_and_the_gpu(tmp_path, monkeypa
     assert data["commit_info"]["id"] == "0123456789abcdef" and not data["commit_info"]["dirty"]
     assert "gpu" in data["machine_info"]
     assert report.load(saved)["commit"]["id"] == "0123456789abcdef"
+
+
+def test_the_device_option_names_the_device_in_the_title(tmp_path):
+    from softmax_harness.cli import main
+
+    source = fake_run(tmp_path)
+    out = tmp_path / "out"
+    assert main(["report", str(source), "--out", str(out), "--no-plot", "--device", "Card X"]) == 0
+    assert (out / "bench.md").read_text().startswith("# Softmax bandwidth, ~1 GiB inputs (Card X,")
+    assert main(["report", str(source), "--out", str(tmp_path / "plain"), "--no-plot"]) == 0
+    assert "inputs (test," in (tmp_path / "plain" / "bench.md").read_text()  # the run's own node name
+
+
+def test_every_line_of_the_plot_has_its_own_colour():
+    colours = [style[1] for style in report.STYLES.values()]
+    assert len(set(colours)) == len(colours) and "0.8" not in colours  # grey is every variant's

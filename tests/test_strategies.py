@@ -63,3 +63,16 @@ def test_interesting_lengths_respect_the_limit():
 def test_classic_examples_are_the_seed_failures():
     shapes = [r.shape for r in CLASSIC]
     assert (1, 1) in shapes and any(r.rows[0].mask == "causal" for r in CLASSIC)
+
+
+def test_the_hypothesis_profile_follows_the_environment(monkeypatch):
+    """``ci`` under CI=true (derandomised, as CI must be), ``dev`` otherwise; --hypothesis-profile
+    still overrides both (the plugin loads this default only when it is not given)."""
+    from softmax_harness import profiles
+
+    monkeypatch.setenv("CI", "true")
+    assert profiles.default() == "ci"
+    monkeypatch.setenv("CI", "")
+    assert profiles.default() == "dev"
+    monkeypatch.delenv("CI")
+    assert profiles.default() == "dev"

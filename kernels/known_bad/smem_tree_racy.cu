@@ -2,7 +2,7 @@
 // barrier between steps, so a thread reads buf[tid + stride] before the warp that
 // owns it has written it: a race across warps that racecheck reports.
 //
-// @variant name=bad_smem_tree_racy kernel=bad_smem_tree_racy algorithm=safe geometry=block-per-row threads=1024 catches=matches_reference defect="shared-memory tree reduction without barriers inside its loop (a race)"
+// @variant name=bad_smem_tree_racy kernel=bad_smem_tree_racy algorithm=safe geometry=block-per-row threads=1024 catches=matches_reference defect="shared-memory tree reduction without barriers inside its loop (a race)" sanitizer=racecheck
 #include "softmax.cuh"
 
 __device__ float racy_reduce_max(float v, float* buf) {

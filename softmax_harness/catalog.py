@@ -1,0 +1,116 @@
+"""The catalogue: names -> kernel variants and subjects under test.
+
+A *root* is a folder of kernel files (``kernels/`` by default; ``staging/kernels`` or a
+user's own folder otherwise). A *reference* names one variant: ``NAME`` (under the default
+root) or ``NAME@DIR`` (the one declared under DIR, to set a staged file beside the verified
+one of that name). Each root is read once per process: the variants it declares are cached,
+so that every lookup returns the same :class:`~softmax_harness.variant.Variant` (and its
+compiled function). :func:`select` is the one selection the pytest plugin and the GPU runner
+use. Kinds of subject other than our ``.cu`` signature, and ops other than the forward
+softmax, are to be added here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+
+from .registry import KERNELS_DIR, discover
+from .subject import Subject
+from .variant import Variant
+
+
+class UnknownVariantError(KeyError):
+    """No variant of that name is declared (where it was looked for)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class RootError(UnknownVariantError):
+    """A kernel root that is missing or declares no kernel; the message names the root."""
+
+    def __init__(self, root: Path, why: str):
+        super().__init__(f"kernel root {str(root)!r}: {why}")
+        self.root, self.why = root, why
+
+
+#: What each kind of selection takes (the pytest fixtures of the same names).
+KINDS = {
+    "variant": lambda v: not v.spec.known_bad,
+    "split_variant": lambda v: not v.spec.known_bad and v.spec.geometry == "split-row",
+    "bad_variant": lambda v: v.spec.known_bad,
+}
+
+
+def split_ref(ref: str) -> tuple[str, Path | None]:
+    """``NAME@DIR`` -> (NAME, DIR); a plain name -> (name, None)."""
+    name, at, where = ref.partition("@")
+    return name, Path(where) if at else None
+
+
+@functools.cache
+def _declared(root: Path) -> tuple[Variant, ...]:
+    if not root.is_dir():
+        raise RootError(root, "not a directory")
+    specs = discover(root)
+    if not specs:
+        raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header)")
+    return tuple(Variant(spec) for spec in specs)
+
+
+def declared(root: Path | None = None) -> list[Variant]:
+    """Every variant declared under ``root`` (default ``kernels/``), correct and known-bad."""
+    return list(_declared(Path(root or KERNELS_DIR).resolve()))
+
+
+def refresh() -> None:
+    """Forget what every root declared (after editing kernel files in this process)."""
+    _declared.cache_clear()
+
+
+def variants(root: Path | None = None) -> list[Variant]:
+    """Every correct variant declared under ``root`` (known-bad ones left out)."""
+    return [v for v in declared(root) if not v.spec.known_bad]
+
+
+def known_bad(root: Path | None = None) -> list[Variant]:
+    """The known-bad gallery: variants that carry a planted defect and the property that catches it."""
+    return [v for v in declared(root) if v.spec.known_bad]
+
+
+def variant(ref: str, root: Path | None = None) -> Variant:
+    """The variant ``ref`` names (correct or known-bad), under ``root``; ``NAME@DIR`` names the
+    one declared under DIR instead."""
+    name, where = split_ref(ref)
+    root = where if where is not None else root
+    place = f" under {str(root)!r}" if root else ""
+    try:
+        found = declared(root)
+    except RootError as exc:
+        raise UnknownVariantError(f"no softmax variant named {name!r}{place}: {exc.why}") from None
+    for v in found:
+        if v.name == name:
+            return v
+    raise UnknownVariantError(f"no softmax variant named {name!r}{place}")
+
+
+def subject(ref: str, root: Path | None = None) -> Subject:
+    """The subject under test that ``ref`` names: a variant and what its bound depends on."""
+    return Subject.of(variant(ref, root))
+
+
+def select(kind: str, wanted: Sequence[str] | None = None) -> list[Variant]:
+    """The variants of ``kind`` (a key of :data:`KINDS`) that ``wanted`` names, in declaration
+    order, then those named ``NAME@DIR``; ``wanted=None`` selects all of ``kernels/``, an empty
+    sequence none. An unknown name raises :class:`UnknownVariantError`."""
+    take = KINDS[kind]
+    if wanted is None:
+        return [v for v in declared() if take(v)]
+    plain = {w for w in wanted if "@" not in w}
+    known = {v.name for v in declared()}
+    for name in sorted(plain - known):
+        raise UnknownVariantError(f"no softmax variant named {name!r}")
+    chosen = [v for v in declared() if take(v) and v.name in plain]
+    return chosen + [v for v in (variant(w) for w in wanted if "@" in w) if take(v)]

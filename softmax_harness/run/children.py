@@ -1,0 +1,87 @@
+"""Child pytest processes: a crash or a hang is recorded as an error that names the test
+that was running, the run resumes without the tests already done, and a run's deadline
+leaves the rest "not run" (to be finished by another call with ``--rest-of``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..properties import merge_tally
+from .journal import journal_path, read_collected, read_journal
+from .schema import ROOT
+
+
+def run_pytest(label: str, args: list[str], timeout: float, log,
+               deadline: float | None = None) -> tuple[list[dict], dict, str, list[str]]:
+    """Run pytest in a child; return its test records, tally, output, and the node ids that
+    ended or were running if the child was killed or crashed (empty when it finished).
+    A child still running at ``deadline`` (a ``time.time()``) is stopped; the tests it was
+    running then are recorded as "not run" and are not in the returned node ids."""
+    cut = deadline is not None and deadline - time.time() < timeout
+    if cut:
+        timeout = max(1.0, deadline - time.time())
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results.json"
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--durations=15",
+               f"--results-json={results}", *args]
+        started = time.time()
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            output, code = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
+                else (exc.stdout or "")
+            code = None
+        shown = [a for a in args if not a.startswith("--deselect=")]
+        log.write(f"===== {label}: {' '.join(shown)}\n{output}\n")
+        log.flush()
+        elapsed = time.time() - started
+        if results.is_file() and code is not None:
+            data = json.loads(results.read_text())
+            tests = [t for t in data["tests"] if "empty parameter set" not in t.get("reason", "")]
+            if code not in (0, 1, 5):  # pytest itself broke (internal error, usage error)
+                tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
+                              "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
+            return tests, data.get("tally", {}), output, []
+        why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
+        ended, running = read_journal(journal_path(results))
+        if cut and code is None:  # the run's deadline, not a hang: the rest did not run
+            finished = {t["nodeid"] for t in ended}
+            rest = [n for n in read_collected(journal_path(results)) if n not in finished] or running
+            log.write(f"===== {label}: stopped at the deadline; {len(rest)} tests not run\n")
+            return ended + [{"nodeid": n, "outcome": "not run", "duration": 0.0,
+                             "message": "stopped at the run's --deadline"} for n in rest], {}, \
+                output, []
+        lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed,
+                 "message": f"the test process {why} while this test was running (a crash or a "
+                            f"hung kernel):\n{output[-3000:]}"} for nodeid in running]
+        if not ended and not lost:
+            lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
+                     "message": f"the test process {why} before any test ran:\n{output[-3000:]}"}]
+        return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
+
+
+def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5,
+                 deadline: float | None = None):
+    """:func:`run_pytest`, resumed without the tests already done whenever the child is killed or
+    crashes (the test that was running is recorded as an error), at most ``attempts`` times,
+    and not after ``deadline``."""
+    tests, tally, _, done = run_pytest(label, args, timeout, log, deadline)
+    for attempt in range(1, attempts + 1):
+        if not done or any(t["nodeid"].endswith("::run") for t in tests) or \
+                (deadline is not None and deadline - time.time() < 10):
+            break
+        print(f"gpu-check: {label}: the child stopped after {len(done)} tests; resuming without them",
+              flush=True)
+        more, more_tally, _, newly = run_pytest(f"{label} (resumed {attempt})",
+                                                [*args, *(f"--deselect={n}" for n in done)], timeout, log,
+                                                deadline)
+        tests += more
+        merge_tally(tally, more_tally)
+        done = [*done, *newly] if newly else []
+    return tests, tally

@@ -1,0 +1,79 @@
+"""The GPU runner's command line (``tools/gpu-check``): the whole GPU suite into
+``reports/gpu.json``, shards and their merge, the benchmark sweep."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import catalog, gpu
+from . import schema
+from .orchestrate import Plan, run_suite, sanitize_all, select
+from .sweep import sweep
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gpu-check", description="The whole GPU suite into reports/gpu.json.")
+    p.add_argument("--out", type=Path, default=schema.REPORT)
+    p.add_argument("--log", type=Path, default=None, help="full pytest output (default: beside --out)")
+    p.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
+    p.add_argument("--timeout", type=float, default=900, help="seconds per child process")
+    p.add_argument("--test-timeout", type=float, default=300, help="seconds per test (pytest-timeout)")
+    p.add_argument("--workers", type=int, default=0,
+                   help="pytest-xdist processes for the variants' tests (default 0: one process)")
+    p.add_argument("--variant", action="append", default=[],
+                   help="only these variants (NAME@DIR: the one declared under DIR, a staged file, say; "
+                        "the report records the hashes of DIR's files beside those of kernels/)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
+                        "for device calls with a time limit; join the reports with --merge")
+    p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
+                   help="join shard reports of one tree into --out (no GPU needed)")
+    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                   help="stop the tests still to run after this many seconds and write the report "
+                        "(they are recorded as 'not run'; finish them with --rest-of)")
+    p.add_argument("--rest-of", type=Path, default=None, metavar="REPORT",
+                   help="run only the tests that REPORT records as 'not run' (no gallery, no "
+                        "sanitizer); join the two reports with --merge")
+    p.add_argument("--no-tests", action="store_true", help="skip the test suite")
+    p.add_argument("--bench", action="store_true",
+                   help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
+    p.add_argument("--compare-fail", default=None, metavar="EXPR",
+                   help="with --bench: fail on a regression against the last saved run, e.g. "
+                        "median:20%% (pick a threshold above the noise of two runs of one version)")
+    p.add_argument("--sanitize", action="store_true",
+                   help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
+    return p
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        if args.merge:
+            report = schema.merge([schema.load(path) for path in args.merge])
+            schema.write(report, args.out)
+            print(f"gpu-check: merged {len(args.merge)} reports: {report['summary']} -> {args.out}")
+            return 0 if schema.clean(report["summary"]) else 1
+        plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
+                    workers=args.workers, variants=args.variant, shard=args.shard, deadline=args.deadline,
+                    rest_of=args.rest_of, sanitize=args.sanitize)
+        names, bad = select(plan)  # an unknown name is an error before any GPU question
+    except (ValueError, catalog.UnknownVariantError) as exc:
+        print(f"gpu-check: {exc}", file=sys.stderr)
+        return 2
+    if not gpu.available():
+        print("gpu-check: no CUDA device visible (CuPy sees none); nothing was run.", file=sys.stderr)
+        return 2
+    log_path = args.log or args.out.with_suffix(".log")
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "w") as log:
+        bench = sweep(args.timeout, log, args.compare_fail, args.out.parent) if args.bench else {}
+        if args.no_tests:
+            sanitizer = sanitize_all(names, bad, log) if args.sanitize else {}
+            ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
+            return 0 if ok else 1
+        report = run_suite(plan, log, bench)
+    schema.write(report, args.out)
+    print(f"gpu-check: {report['summary']} in {report['seconds']} s -> {args.out} (log: {log_path})")
+    return 0 if schema.clean(report["summary"]) and not bench.get("failures") else 1

@@ -1,0 +1,120 @@
+"""The steps of one GPU run, in the order that lets a run with a deadline always come back
+with a report: the known-bad gallery (each hunt in a child of its own) with the GPU tests
+that take no variant, then the sanitizers, then every correct variant's tests (the long
+part, which ``--deadline`` may cut short)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import catalog, gpu
+from ..properties import merge_tally
+from . import schema
+from .children import run_resuming
+from .sanitize import TOOLS, sanitize
+
+
+@dataclass
+class Plan:
+    """What one run does (the command line's options)."""
+
+    out: Path = schema.REPORT
+    profile: str = "dev"
+    timeout: float = 900
+    test_timeout: float = 300
+    workers: int = 0
+    variants: list[str] = field(default_factory=list)  # empty: all
+    shard: str | None = None
+    deadline: float | None = None
+    rest_of: Path | None = None
+    sanitize: bool = False
+
+
+def select(plan: Plan) -> tuple[list[str], list[str]]:
+    """(correct variants, known-bad kernels) that the run covers, as the command line names them."""
+    wanted = plan.variants or None
+    names = [v.ref for v in catalog.select("variant", wanted)]
+    bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    if plan.shard:
+        k, n = (int(part) for part in plan.shard.split("/"))
+        names, bad = names[k - 1::n], bad if k == 1 else []
+    return names, bad
+
+
+def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, deadline) -> list[dict]:
+    print(f"gpu-check: {label} ...", flush=True)
+    got, t = run_resuming(label, pytest_args, plan.timeout, log, deadline=deadline)
+    merge_tally(tally, t)
+    print(f"gpu-check: {label}: " + ", ".join(
+        f"{sum(r['outcome'] == o for r in got)} {o}" for o in schema.OUTCOMES), flush=True)
+    return got
+
+
+def sanitize_all(names: list[str], bad: list[str], log) -> dict:
+    """Every tool over every correct variant (zero reports required), and each known-bad kernel
+    that declares ``sanitizer=TOOL`` under that tool (which must flag it)."""
+    results = {}
+    for tool in TOOLS:
+        started = time.time()
+        print(f"gpu-check: compute-sanitizer --tool={tool} over {len(names)} variants ...", flush=True)
+        r = sanitize(tool, names)
+        results[tool] = {**r, "name": tool, "seconds": round(time.time() - started, 1)}
+        log.write(f"===== sanitizer {tool}\n{r['output']}\n")
+    for v in (catalog.variant(ref) for ref in bad):
+        if v.spec.sanitizer is None:
+            continue
+        started = time.time()
+        r = sanitize(v.spec.sanitizer, [v.ref])
+        key = f"{v.spec.sanitizer}_flags_{v.name}"
+        results[key] = {**r, "ok": bool(r["errors"]), "name": key, "seconds": round(time.time() - started, 1)}
+        log.write(f"===== sanitizer {v.spec.sanitizer} on {v.ref} (must flag it)\n{r['output']}\n")
+    for key, value in results.items():
+        print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']}", flush=True)
+    return results
+
+
+def _driver_version() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+        return out.stdout.strip().splitlines()[0]
+    except Exception as exc:  # no nvidia-smi: say so rather than guess
+        return f"unknown ({exc.__class__.__name__})"
+
+
+def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
+    """Run the suite as ``plan`` says, writing the children's output to ``log``; the report."""
+    started = time.time()
+    deadline = started + plan.deadline if plan.deadline else None
+    names, bad = select(plan)
+    common = ["-m", "gpu", f"--hypothesis-profile={plan.profile}"]
+    if importlib.util.find_spec("pytest_timeout"):
+        # A hung kernel blocks inside CUDA, where no signal reaches Python: the thread method
+        # ends the process (under pytest-xdist, the worker), and the run resumes without it.
+        common += [f"--timeout={plan.test_timeout:g}", "--timeout-method=thread"]
+    tests, tally = [], {}
+    rest = []
+    if plan.rest_of:
+        rest = [t["nodeid"] for t in schema.load(plan.rest_of)["tests"] if t["outcome"] == "not run"]
+        names, bad = [], []
+    if bad or not (plan.shard or plan.rest_of):
+        tests += _batch("gallery", ["tests", *common, "--no-variants", *(f"--variant={n}" for n in bad)],
+                        plan, log, tally, deadline)
+    sanitizer = sanitize_all(names, bad, log) if plan.sanitize and names else {}
+    spread = ["-n", str(plan.workers)] if plan.workers and importlib.util.find_spec("xdist") else []
+    chosen = [*common, *spread, *rest] if rest else \
+        ["tests", *common, *spread, "--no-variants", *(f"--variant={n}" for n in names)]
+    if names or rest:
+        tests += _batch("variants", chosen, plan, log, tally, deadline)
+    return schema.build(
+        tests=tests, sanitizer=sanitizer, caught=schema.gallery_catches(tests, bad), tally=tally,
+        environment={**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
+        kernels_sha256=schema.kernel_digests(), profile=plan.profile, seconds=time.time() - started,
+        bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard,
+        rest_of=plan.rest_of.name if plan.rest_of else None)

@@ -1,0 +1,158 @@
+"""The GPU report (``reports/gpu.json``): its one schema and its one builder, used by a run
+and by the merge of shard reports alike.
+
+A report records the sha256 of every file under ``kernels/`` (and under DIR for variants
+named ``NAME@DIR``), the device and its software versions, every test's outcome and
+duration, the per-kernel error tally, the gallery's catches and the sanitizer results.
+``schema`` is its version: a reader refuses a report of another version instead of
+misreading it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from ..catalog import split_ref
+from ..properties import merge_tally
+from ..registry import KERNELS_DIR
+
+SCHEMA = 2
+ROOT = KERNELS_DIR.parent
+REPORT = ROOT / "reports" / "gpu.json"
+OUTCOMES = ("passed", "failed", "skipped", "error", "not run")
+
+
+def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
+    """sha256 of every file under ``kernels/``, keyed by its path relative to the repository."""
+    return {
+        str(p.relative_to(root.parent)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def elsewhere_digests(names: list[str]) -> dict[str, str]:
+    """sha256 of every file under each DIR of the ``NAME@DIR`` variants among ``names`` (staged
+    files, say), keyed by path (relative to the repository where it is inside)."""
+    digests = {}
+    for where in sorted({split_ref(n)[1] for n in names} - {None}):
+        for p in sorted(where.resolve().rglob("*")):
+            if p.is_file():
+                key = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
+                digests[str(key)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return digests
+
+
+def summary(tests: list[dict]) -> dict:
+    return {o: sum(t["outcome"] == o for t in tests) for o in OUTCOMES}
+
+
+def clean(counts: dict) -> bool:
+    """Nothing failed, errored or was left unrun."""
+    return counts["failed"] == counts["error"] == counts["not run"] == 0
+
+
+def sanitizer_tests(sanitizer: dict) -> list[dict]:
+    """One test record per sanitizer result."""
+    return [{"nodeid": f"sanitizer::{r['name']}", "duration": r["seconds"],
+             "outcome": "passed" if r["ok"] else "failed",
+             **({} if r["ok"] else {"message": r.get("output", "")[-3000:]})} for r in sanitizer.values()]
+
+
+def gallery_catches(tests: list[dict], bad: list[str]) -> dict[str, bool]:
+    """Whether each known-bad kernel's hunt caught its defect (its hunts ran, and all passed)."""
+    caught = {}
+    for name in bad:
+        mine = [t for t in tests if f"[{name}]" in t["nodeid"] and "catches_the_defect" in t["nodeid"]]
+        caught[name] = bool(mine) and all(t["outcome"] == "passed" for t in mine)
+    return caught
+
+
+def build(*, tests: list[dict], sanitizer: dict, caught: dict[str, bool], tally: dict, environment: dict,
+          kernels_sha256: dict, profile: str, seconds: float, generated: str | None = None,
+          bench: dict | None = None, **extra) -> dict:
+    """The report. ``tests`` are the pytest records (the sanitizer's are added here), ``extra``
+    the keys of a partial run (``shard``, ``rest_of``, ``elsewhere_sha256``, ``merged_from``)."""
+    tests = [t for t in tests if not t["nodeid"].startswith("sanitizer::")] + sanitizer_tests(sanitizer)
+    return {
+        "schema": SCHEMA,
+        "generated": generated or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": round(seconds, 1),
+        "hypothesis_profile": profile,
+        "environment": environment,
+        "kernels_sha256": kernels_sha256,
+        "summary": summary(tests),
+        "bench": bench or {},
+        "gallery": {"caught": caught, "catch_rate": f"{sum(caught.values())}/{len(caught)}"},
+        "sanitizer": {k: {kk: vv for kk, vv in v.items() if kk != "output"} for k, v in sanitizer.items()},
+        "tally": tally,
+        "tests": sorted(tests, key=lambda t: t["nodeid"]),
+        **{k: v for k, v in extra.items() if v},
+    }
+
+
+def load(path: Path) -> dict:
+    """A report written by :func:`write`; ValueError for one of another schema version."""
+    report = json.loads(Path(path).read_text())
+    if report.get("schema") != SCHEMA:
+        raise ValueError(f"{path}: a GPU report of schema {report.get('schema', 1)}, not {SCHEMA} "
+                         "(made by another version of the runner: run it again)")
+    return report
+
+
+def write(report: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+
+
+def _merge_sanitizer(reports: list[dict]) -> dict:
+    sanitizer: dict[str, dict] = {}
+    for r in reports:
+        for key, result in r["sanitizer"].items():
+            if key not in sanitizer:
+                sanitizer[key] = dict(result)
+                continue
+            mine = sanitizer[key]
+            mine["variants"] = mine["variants"] + result["variants"]
+            mine["errors"] = None if None in (mine["errors"], result["errors"]) else \
+                mine["errors"] + result["errors"]
+            mine["ok"] = mine["ok"] and result["ok"]
+            mine["seconds"] = round(mine["seconds"] + result["seconds"], 1)
+            mine["probed"] = mine.get("probed", 0) + result.get("probed", 0)
+    return sanitizer
+
+
+def merge(reports: list[dict]) -> dict:
+    """One report from the shard reports of one tree (same kernels, device and profile); a test
+    that one report did not reach (``--deadline``) counts where another ran it (``--rest-of``)."""
+    first = reports[0]
+    for key in ("schema", "kernels_sha256", "hypothesis_profile"):
+        if any(r.get(key) != first.get(key) for r in reports):
+            raise ValueError(f"the reports disagree on {key}: they were not made from one tree and setting")
+    if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
+        raise ValueError("the reports were made on different devices")
+    ran = [t for r in reports for t in r["tests"] if not t["nodeid"].startswith("sanitizer::")]
+    seen: set[str] = set()
+    for t in ran:
+        if t["outcome"] == "not run":
+            continue
+        if t["nodeid"] in seen:
+            raise ValueError(f"{t['nodeid']} is in more than one report")
+        seen.add(t["nodeid"])
+    tests = [t for t in ran if t["outcome"] != "not run"]
+    tests += {t["nodeid"]: t for t in ran if t["outcome"] == "not run" and t["nodeid"] not in seen}.values()
+    tally: dict = {}
+    for r in reports:
+        merge_tally(tally, r["tally"])
+    elsewhere = {k: v for r in reports for k, v in r.get("elsewhere_sha256", {}).items()}
+    return build(
+        tests=tests, sanitizer=_merge_sanitizer(reports), tally=tally,
+        caught={name: ok for r in reports for name, ok in r["gallery"]["caught"].items()},
+        environment=first["environment"], kernels_sha256=first["kernels_sha256"],
+        profile=first["hypothesis_profile"], seconds=sum(r["seconds"] for r in reports),
+        generated=max(r["generated"] for r in reports),
+        bench=next((r["bench"] for r in reports if r["bench"]), {}), elsewhere_sha256=elsewhere,
+        merged_from=sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
+                           for r in reports))

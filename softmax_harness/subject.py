@@ -1,0 +1,34 @@
+"""A subject under test: something that computes the softmax, and what its bound and contract
+depend on (how many lanes share a row, its algorithm, its exponentials, its element type)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Subject:
+    """A kernel under test: ``fn(x, out)`` over arrays of ``xp`` (NumPy or CuPy)."""
+
+    name: str
+    fn: object
+    xp: object = np
+    lanes: int = 1
+    algorithm: str = "safe"
+    convention: str = "torch"
+    fast_math: bool = False
+    exp: str = "shifted"  # with fast_math: the exponentials' form (registry's exp=)
+    dtype: str = "float32"  # the element type the kernel reads and writes
+    repro: str = ""  # how to name this kernel on a command line
+
+    @classmethod
+    def of(cls, variant) -> Subject:
+        """The subject for a declared kernel :class:`~softmax_harness.variant.Variant`."""
+        import cupy
+
+        s = variant.spec
+        return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
+                   convention=s.convention, fast_math=s.fast_math, exp=s.exp, dtype=s.dtype,
+                   repro=variant.ref)
