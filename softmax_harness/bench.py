@@ -145,7 +145,7 @@ def lookup(name: str, root=None):
     try:
         return catalog.variant(name, root)
     except catalog.UnknownVariantError:  # not staged: the verified one
-        if root is None or "@" in name:
+        if root is None or catalog.split_ref(name)[1] is not None:
             raise
         return catalog.variant(name)
 

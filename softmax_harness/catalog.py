@@ -108,9 +108,10 @@ def select(kind: str, wanted: Sequence[str] | None = None) -> list[Variant]:
     take = KINDS[kind]
     if wanted is None:
         return [v for v in declared() if take(v)]
-    plain = {w for w in wanted if "@" not in w}
+    elsewhere = [w for w in wanted if split_ref(w)[1] is not None]
+    plain = set(wanted) - set(elsewhere)
     known = {v.name for v in declared()}
     for name in sorted(plain - known):
         raise UnknownVariantError(f"no softmax variant named {name!r}")
     chosen = [v for v in declared() if take(v) and v.name in plain]
-    return chosen + [v for v in (variant(w) for w in wanted if "@" in w) if take(v)]
+    return chosen + [v for v in map(variant, elsewhere) if take(v)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from softmax_harness.isolation import IsolatedFailure, run_isolated
 from softmax_harness.run import gallery
+from softmax_harness.run.isolation import IsolatedFailure, run_isolated
 
 pytestmark = pytest.mark.gpu
 
