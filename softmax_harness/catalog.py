@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .registry import KERNELS_DIR, discover
+from .registry import skipped as _skipped
 from .subject import Subject
 from .variant import Variant
 
@@ -56,13 +57,20 @@ def _declared(root: Path) -> tuple[Variant, ...]:
         raise RootError(root, "not a directory")
     specs = discover(root)
     if not specs:
-        raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header)")
+        left = len(_skipped(root))
+        raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header"
+                        + (f"; {left} without one skipped)" if left else ")"))
     return tuple(Variant(spec) for spec in specs)
 
 
 def declared(root: Path | None = None) -> list[Variant]:
     """Every variant declared under ``root`` (default ``kernels/``), correct and known-bad."""
     return list(_declared(Path(root or KERNELS_DIR).resolve()))
+
+
+def skipped(root: Path | None = None) -> list[tuple[Path, str]]:
+    """The kernel files under ``root`` that declare no variant, each with the reason (listed, not run)."""
+    return _skipped(Path(root or KERNELS_DIR).resolve())
 
 
 def refresh() -> None:

@@ -30,6 +30,8 @@ def _list(args) -> int:
         fast = f" exp={s.exp}" if s.fast_math else ""
         print(f"{v.ref:28s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
               f"max_cols={limit!s:6s}{fast} {s.where}{bad}")
+    for path, why in catalog.skipped(args.root):
+        print(f"skipped: {path}: {why}")
     return 0
 
 

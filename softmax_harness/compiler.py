@@ -91,16 +91,34 @@ def get_function(path: Path, kernel: str):
         raise KernelCompileError(f"{path}: no kernel named {kernel!r} ({exc})") from None
 
 
+def _pip_header_dirs() -> list[str]:
+    """The CUDA runtime's and CCCL's headers as pip installs them (nvidia-cuda-runtime,
+    nvidia-cuda-cccl), found by cuda-pathfinder; none when it is not installed."""
+    try:
+        from cuda import pathfinder
+    except ImportError:
+        return []
+    found = []
+    for library in ("cudart", "cccl"):
+        try:
+            where = pathfinder.find_nvidia_header_directory(library)
+        except Exception:  # pathfinder raises for a library it cannot place
+            where = None
+        if where:
+            found.append(str(where))
+    return found
+
+
 def cuda_include_dirs() -> list[str]:
-    """Header folders for offline compiles: the toolkit's include and its CCCL copy."""
-    roots = [os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]
-    dirs = []
-    for root in filter(None, roots):
+    """Header folders for offline compiles (``cooperative_groups`` needs the runtime's headers and
+    CCCL's): the pip-installed ones first, then ``$CUDA_PATH`` and ``/usr/local/cuda``."""
+    dirs = _pip_header_dirs()
+    for root in filter(None, [os.environ.get("CUDA_PATH", ""), "/usr/local/cuda"]):
         for sub in ("include", "include/cccl"):
             candidate = Path(root) / sub
             if candidate.is_dir():
                 dirs.append(str(candidate))
-    return dirs
+    return list(dict.fromkeys(dirs))
 
 
 def compile_offline(path: Path, arch: str = "sm_90", extra_options=()) -> dict:

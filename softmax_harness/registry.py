@@ -40,12 +40,22 @@ Fields (``key=value``, values may be quoted):
 
 from __future__ import annotations
 
+import importlib.resources
 import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+
+def _kernels_dir() -> Path:
+    """The bundled kernels: package data in an installed wheel (``softmax_harness/kernels``),
+    or the repository's ``kernels/`` beside the package in a source tree (which the wheel maps
+    to the package data at build time)."""
+    shipped = Path(str(importlib.resources.files("softmax_harness") / "kernels"))
+    return shipped if shipped.is_dir() else Path(__file__).resolve().parent.parent / "kernels"
+
+
+KERNELS_DIR = _kernels_dir()
 
 ALGORITHMS = ("naive", "safe", "online")
 GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
@@ -66,6 +76,10 @@ FAST_EXPS = ("ex2", "shifted", "folded")
 
 class HeaderError(ValueError):
     """A malformed ``@variant`` header; the message starts with ``file:line:``."""
+
+
+class NoHeaderError(HeaderError):
+    """A kernel file that declares no variant at all (discovery skips it, and says so)."""
 
 
 @dataclass(frozen=True)
@@ -229,15 +243,30 @@ def parse_file(path: Path) -> list[VariantSpec]:
         if marker and text.lstrip().startswith("//"):
             specs.append(parse_header_line(rest, path, number))
     if not specs:
-        raise _fail(path, 1, f"no '// {_MARKER} ...' header line declares a variant")
+        raise NoHeaderError(f"{path}:1: no '// {_MARKER} ...' header line declares a variant")
     return specs
 
 
+def skipped(root: Path = KERNELS_DIR) -> list[tuple[Path, str]]:
+    """The ``*.cu`` files under ``root`` that discovery leaves out, each with the reason."""
+    out = []
+    for path in sorted(Path(root).rglob("*.cu")):
+        try:
+            parse_file(path)
+        except NoHeaderError:
+            out.append((path, f"no '// {_MARKER} ...' header line"))
+    return out
+
+
 def discover(root: Path = KERNELS_DIR) -> list[VariantSpec]:
-    """Every variant under ``root`` (``*.cu`` and ``known_bad/*.cu``), names checked unique."""
+    """Every variant under ``root`` (``*.cu`` and ``known_bad/*.cu``), names checked unique; a file
+    without a header is left out (:func:`skipped` names it), a malformed header raises."""
     specs: list[VariantSpec] = []
     for path in sorted(Path(root).rglob("*.cu")):
-        specs.extend(parse_file(path))
+        try:
+            specs.extend(parse_file(path))
+        except NoHeaderError:
+            continue
     seen: dict[str, VariantSpec] = {}
     for spec in specs:
         if spec.name in seen:

@@ -97,3 +97,21 @@ def test_selection_by_kind_and_name(tmp_path):
 def test_split_ref():
     assert catalog.split_ref("a") == ("a", None)
     assert catalog.split_ref("a@staging/kernels") == ("a", Path("staging/kernels"))
+
+
+def test_the_suite_runs_against_the_installed_package():
+    """tox installs the built package and says so (SOFTMAX_HARNESS_EXPECT_INSTALLED): then the code
+    under test, and the kernels it lists, must come from the installation, not the source tree,
+    so that a file the wheel leaves out fails the suite."""
+    import os
+
+    if not os.environ.get("SOFTMAX_HARNESS_EXPECT_INSTALLED"):
+        pytest.skip("not under tox (the source tree is under test)")
+    source_tree = Path(__file__).resolve().parent.parent
+    assert PACKAGE != source_tree / "softmax_harness", f"the source tree's package is under test: {PACKAGE}"
+    assert catalog.KERNELS_DIR == PACKAGE / "kernels", catalog.KERNELS_DIR
+    def files(root):
+        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+
+    shipped, in_tree = files(catalog.KERNELS_DIR), files(source_tree / "kernels")
+    assert shipped == in_tree, "the package ships other kernel files than the tree holds"

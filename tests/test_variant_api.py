@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -79,8 +81,8 @@ def test_the_gpu_suite_takes_a_variant_from_another_directory(tmp_path):
     def collect(*wanted):
         command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q",
                    "-m", "gpu", "tests/test_kernels.py", *(f"--variant={w}" for w in wanted)]
-        return subprocess.run(command, cwd=softmax_harness.KERNELS_DIR.parent, capture_output=True, text=True,
-                              timeout=120)
+        return subprocess.run(command, cwd=Path(__file__).resolve().parent.parent, capture_output=True,
+                              text=True, timeout=120)
 
     done = collect(f"online_warp@{tmp_path}")
     ids = [line.split("::")[1] for line in done.stdout.splitlines() if "::test_every_property_holds" in line]

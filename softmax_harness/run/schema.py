@@ -20,7 +20,9 @@ from ..properties import merge_tally
 from ..registry import KERNELS_DIR
 
 SCHEMA = 2
-ROOT = KERNELS_DIR.parent
+#: The repository the runner works in (``tools/gpu-check`` starts there): its ``tests/`` run,
+#: its ``reports/`` and ``.benchmarks/`` receive the results.
+ROOT = Path.cwd()
 REPORT = ROOT / "reports" / "gpu.json"
 OUTCOMES = ("passed", "failed", "skipped", "error", "not run")
 
