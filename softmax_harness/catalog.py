@@ -16,6 +16,7 @@ import functools
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import callables
 from .registry import KERNELS_DIR, discover
 from .registry import skipped as _skipped
 from .subject import Subject
@@ -105,7 +106,11 @@ def variant(ref: str, root: Path | None = None) -> Variant:
 
 
 def subject(ref: str, root: Path | None = None) -> Subject:
-    """The subject under test that ``ref`` names: a variant and what its bound depends on."""
+    """The subject under test that ``ref`` names: a Python callable (``module:function``, see
+    :mod:`softmax_harness.callables`) or a kernel variant (``NAME``, ``NAME@DIR``), with what its
+    bound depends on."""
+    if callables.is_callable_ref(ref):
+        return callables.subject(ref)
     return Subject.of(variant(ref, root))
 
 

@@ -1,5 +1,6 @@
 """Command line: list kernels, reproduce a failure, and (with a GPU) benchmark reports.
 
+    softmax-harness check [TARGET...] [--sanitize] [--profile dev]   (a .cu file, a folder, module:function)
     softmax-harness list [--root DIR]
     softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K]   (GPU)
     softmax-harness report [RUN.json] [--out reports/]
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import catalog, gpu, registry
+from . import callables, catalog, gpu, registry
 from .report import add_parser as add_report
 
 
@@ -35,6 +36,13 @@ def _list(args) -> int:
     return 0
 
 
+def _check(args) -> int:
+    from .check import run
+
+    return run(args.targets, sanitize=args.sanitize, profile=args.profile, out=args.out,
+               test_timeout=args.test_timeout, select=args.select)
+
+
 def _no_gpu(command: str) -> int:
     print(f"softmax-harness {command}: no CUDA device visible (CuPy sees none, or is not installed); "
           "nothing was run.", file=sys.stderr)
@@ -45,9 +53,14 @@ def _repro(args) -> int:
     from .properties import check
     from .strategies import BatchRecipe, RowRecipe, build_batch
 
-    variant = catalog.variant(args.variant)
-    if not gpu.available():
-        return _no_gpu("repro")
+    if (args.variant is None) == (args.subject is None):
+        print("softmax-harness repro: name one variant, or one --subject MODULE:FUNCTION", file=sys.stderr)
+        return 2
+    if args.variant is not None:
+        catalog.variant(args.variant)  # an unknown name first, GPU or not
+        if not gpu.available():
+            return _no_gpu("repro")
+    subject = catalog.subject(args.variant or args.subject)
     if args.recipe:
         fields = json.loads(args.recipe)
         fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
@@ -55,9 +68,9 @@ def _repro(args) -> int:
         x, offset, out_offset = build_batch(recipe), recipe.offset, recipe.out_offset
     else:
         recipe, x, offset, out_offset = None, np.load(args.npy), args.offset, args.out_offset
-    report = check(catalog.subject(args.variant), x, offset=offset, out_offset=out_offset, recipe=recipe)
+    report = check(subject, x, offset=offset, out_offset=out_offset, recipe=recipe)
     offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}")
-    print(f"{variant.name}: {x.shape[0]}x{x.shape[1]} batch, {offsets}: "
+    print(f"{subject.name}: {x.shape[0]}x{x.shape[1]} batch, {offsets}: "
           f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
     for message in report.failures.values():
         print("\n" + message)
@@ -87,12 +100,26 @@ def _measure(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
+    checking = sub.add_parser("check", help="the battery on kernels and callables, and a verdict table")
+    checking.add_argument("targets", nargs="*", metavar="TARGET",
+                          help="a .cu file, a folder of them, or module:function (default: the "
+                               "bundled kernels)")
+    checking.add_argument("--sanitize", action="store_true", help="also compute-sanitizer's four tools (GPU)")
+    checking.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
+    checking.add_argument("--out", type=Path, default=None,
+                          help="the run folder (default softmax-harness-runs/TIME in the current folder)")
+    checking.add_argument("--test-timeout", type=float, default=300, help="seconds per test before a hang")
+    checking.add_argument("--select", default=None, metavar="EXPR",
+                          help="only the battery's tests that match EXPR (pytest -k), e.g. classic")
+    checking.set_defaults(run=_check)
     listing = sub.add_parser("list", help="every declared kernel variant")
     listing.add_argument("--root", type=Path, default=None,
                          help="the variants declared under this directory instead (e.g. staging/kernels)")
     listing.set_defaults(run=_list)
     repro = sub.add_parser("repro", help="re-run every property on one input")
-    repro.add_argument("variant", help="a variant name, or NAME@DIR for the one declared under DIR")
+    repro.add_argument("variant", nargs="?",
+                       help="a variant name, or NAME@DIR for the one declared under DIR")
+    repro.add_argument("--subject", metavar="MODULE:FUNCTION", help="a Python callable instead of a variant")
     source = repro.add_mutually_exclusive_group(required=True)
     source.add_argument("--recipe", help="a BatchRecipe as JSON (failure messages print it)")
     source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
@@ -116,7 +143,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except catalog.UnknownVariantError as exc:
+    except (catalog.UnknownVariantError, callables.SubjectError) as exc:
         print(f"softmax-harness {args.command}: {exc.args[0]}", file=sys.stderr)
         return 2
 

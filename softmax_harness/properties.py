@@ -9,10 +9,11 @@ and actual output, and ends with a one-line reproduction.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -230,14 +231,25 @@ def _describe(o: Observation, prop: str, finding: Finding, repro: str) -> str:
     return "\n".join(lines)
 
 
+#: Where a failure's input is saved when no recipe describes it (``--repro-dir``, or the run
+#: folder of ``softmax-harness check``); one folder a run, never the temporary folder.
+REPRO_DIR = [Path("softmax-harness-repro")]
+
+
+def set_repro_dir(path) -> None:
+    REPRO_DIR[0] = Path(path)
+
+
 def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offsets: tuple[int, int]) -> str:
     name = subject.repro or subject.name
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
-    with tempfile.NamedTemporaryFile(prefix="softmax-input-", suffix=".npy", delete=False) as handle:
-        np.save(handle, x_host.astype(np.float32))  # exact; repro casts back to the kernel's type
-        path = handle.name
+    data = np.ascontiguousarray(x_host.astype(np.float32))  # exact; repro casts back to the kernel's type
+    folder = REPRO_DIR[0]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"input-{hashlib.sha256(data.tobytes()).hexdigest()[:12]}.npy"
+    np.save(path, data)
     out = f" --out-offset {offsets[1]}" if offsets[1] != offsets[0] else ""
     return f"python -m softmax_harness repro {name} --npy {path} --offset {offsets[0]}{out}"
 

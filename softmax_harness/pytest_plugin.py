@@ -10,14 +10,19 @@ id'd by its name; the fixture compiles each kernel file once per session.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
-from . import catalog, gpu, profiles
-from .properties import TALLY
+from . import callables, catalog, gpu, profiles
+from .compiler import KernelCompileError
+from .properties import TALLY, PropertyFailure, set_repro_dir
 from .run.journal import Recorder
+from .variant import Variant
 
 
 def pytest_addoption(parser):
@@ -30,11 +35,44 @@ def pytest_addoption(parser):
                          "take none, otherwise)")
     group.addoption("--results-json", default=None, metavar="PATH",
                     help="write every test's outcome and duration, and the error tally, as JSON")
+    group.addoption("--kernels", action="append", default=[], metavar="DIR",
+                    help="run the battery on every kernel declared under DIR (repeatable; ini: "
+                         "softmax_harness_kernels)")
+    group.addoption("--subject", action="append", default=[], metavar="MODULE:FUNCTION",
+                    help="run the battery on this Python callable, fn(x) -> y or fn(x, out) (repeatable; "
+                         "ini: softmax_harness_subjects)")
+    group.addoption("--repro-dir", default=None, metavar="DIR",
+                    help="where a failure's input is saved for its repro line (default "
+                         "softmax-harness-repro/ in the current folder)")
+    parser.addini("softmax_harness_kernels", "folders of kernels to run the battery on", type="paths")
+    parser.addini("softmax_harness_subjects", "module:function callables to run the battery on",
+                  type="linelist")
+
+
+def named_subjects(config) -> list[str]:
+    """The subjects a project names (command line first, else its ini file), as references:
+    NAME@DIR for each kernel under a kernels folder, MODULE:FUNCTION for each callable."""
+    folders = config.getoption("--kernels") or config.getini("softmax_harness_kernels")
+    refs = []
+    for folder in folders:
+        try:
+            refs += [v.ref_at for v in catalog.variants(Path(folder))]
+        except catalog.UnknownVariantError as exc:
+            raise pytest.UsageError(f"--kernels: {exc}") from None
+    return refs + list(config.getoption("--subject") or config.getini("softmax_harness_subjects"))
 
 
 def pytest_configure(config):
     if not config.getoption("hypothesis_profile", None):  # hypothesis' own option wins
         settings.load_profile(profiles.default())
+    if config.getoption("--repro-dir"):
+        set_repro_dir(config.getoption("--repro-dir"))
+    if named_subjects(config) and not hasattr(config, "workerinput"):
+        # The battery, collected beside the project's own tests. Not imported here: Hypothesis
+        # takes a test's settings when it is decorated, so after the profile is loaded.
+        here = importlib.util.find_spec("softmax_harness.battery").origin
+        if not any(Path(a).resolve() == Path(here).resolve() for a in config.args if Path(a).is_file()):
+            config.args.append(here)
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with 'no CUDA device')")
     config.addinivalue_line("markers", "bench: a benchmark (run with -m bench)")
     path = config.getoption("--results-json")
@@ -88,12 +126,50 @@ def pytest_terminal_summary(terminalreporter, config):
                                         f"{t['max_bound_ratio']:14.3g}")
 
 
+@functools.cache
+def _subject(ref: str):
+    return catalog.subject(ref)
+
+
+@pytest.fixture(scope="session")
+def subject(request):
+    """A subject under test (a kernel variant, compiled, or a Python callable), by reference."""
+    ref = request.param
+    if not callables.is_callable_ref(ref) and not gpu.available():
+        pytest.skip(gpu.SKIP_REASON)
+    try:
+        found = _subject(ref)
+        if isinstance(found.fn, Variant):
+            found.fn.compile()
+    except (catalog.UnknownVariantError, callables.SubjectError, KernelCompileError) as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return found
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Records which subject a test ran on and which properties failed (the check's verdict table)."""
+    report = yield
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    ref = params.get("subject", params.get("subject_ref"))
+    if ref is not None:
+        report.user_properties.append(("subject", ref))
+    if call.excinfo is not None and isinstance(call.excinfo.value, PropertyFailure):
+        report.user_properties.append(("failed_properties", sorted(call.excinfo.value.failures)))
+    return report
+
+
 def _wanted(config):
     wanted = config.getoption("--variant")
     return (wanted or []) if config.getoption("--no-variants") else wanted
 
 
 def pytest_generate_tests(metafunc):
+    for name in ("subject", "subject_ref"):  # the subject itself, or only its reference
+        if name in metafunc.fixturenames:
+            refs = named_subjects(metafunc.config) or \
+                [v.ref for v in catalog.select("variant", _wanted(metafunc.config))]
+            metafunc.parametrize(name, refs, ids=refs, indirect=name == "subject", scope="session")
     for kind in catalog.KINDS:
         if kind in metafunc.fixturenames:
             try:

@@ -8,8 +8,17 @@ Fields (``key=value``, values may be quoted):
 
 ``name``        unique identifier of the variant (letters, digits, ``_``)
 ``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
+                unless ``args`` says otherwise
+``args``        the order of the kernel's arguments, of ``in`` (the input pointer), ``out`` (the output
+                pointer), ``rows``, ``cols`` and optionally ``stride`` (the row stride in elements, an
+                int), comma-separated: ``args=out,in,rows,cols`` for ``(float* out, const float* in, int N,
+                int C)`` as the seed posts and llm.c write them (default ``in,out,rows,cols``)
+``launcher``    instead of a geometry: ``module:function``, a Python launcher called as
+                ``function(kernel, x, out)`` with the compiled CuPy kernel and the arrays; the header then
+                needs no ``geometry`` or ``threads`` (``lanes`` sets the bound, default 1: the loosest)
 ``algorithm``   ``safe`` (max, sum, normalise), ``online`` (running max and sum) or ``naive``
-``geometry``    ``thread-per-row``, ``warp-per-row``, ``block-per-row``, ``group-per-row``, ``grid-stride``,
+``geometry``    ``launcher`` (with ``launcher=``), ``thread-per-row``, ``warp-per-row``, ``block-per-row``,
+                ``group-per-row``, ``grid-stride``,
                 ``cluster-per-row`` (a thread-block cluster of ``cluster`` blocks shares each row) or
                 ``split-row`` (a persistent, cooperatively launched grid of ``blocks_per_sm`` blocks per
                 multiprocessor; groups of blocks share a row and meet at a barrier in global memory;
@@ -58,7 +67,8 @@ def _kernels_dir() -> Path:
 KERNELS_DIR = _kernels_dir()
 
 ALGORITHMS = ("naive", "safe", "online")
-GEOMETRIES = ("thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
+ROLES = ("in", "out", "rows", "cols", "stride")
+GEOMETRIES = ("launcher", "thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
               "cluster-per-row", "split-row")
 CONVENTIONS = ("torch", "masked")
 DTYPES = ("float32", "float16", "bfloat16")
@@ -66,7 +76,7 @@ DTYPES = ("float32", "float16", "bfloat16")
 _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
-_KNOWN = set(_REQUIRED) | {
+_KNOWN = set(_REQUIRED) | {"args", "launcher",
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
     "convention", "fast_math", "exp", "catches", "defect", "sanitizer",
 }
@@ -105,6 +115,8 @@ class VariantSpec:
     convention: str = "torch"
     fast_math: bool = False
     exp: str = "shifted"  # the fast exponentials' form (with fast_math)
+    args: tuple[str, ...] = ("in", "out", "rows", "cols")  # the kernel's argument order, by role
+    launcher: str | None = None  # module:function launching the kernel instead of a geometry
     catches: str | None = None
     defect: str | None = None
     sanitizer: str | None = None  # known-bad: the compute-sanitizer tool that must flag it
@@ -165,6 +177,14 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         if key in fields:
             raise _fail(path, line, f"field {key!r} given twice")
         fields[key] = value
+    if "launcher" in fields:
+        if "geometry" in fields or "threads" in fields:
+            raise _fail(path, line, "launcher= replaces geometry= and threads=; leave them out")
+        if not re.match(r"^[\w.]+:\w+$", fields["launcher"]):
+            raise _fail(path, line, f"launcher={fields['launcher']!r} is not module:function")
+        fields.update(geometry="launcher", threads="32")
+    elif fields.get("geometry") == "launcher":
+        raise _fail(path, line, "geometry=launcher needs launcher=module:function")
     missing = [key for key in _REQUIRED if key not in fields]
     if missing:
         raise _fail(path, line, f"missing field(s): {', '.join(missing)}")
@@ -180,9 +200,20 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     cluster = _int(path, line, "cluster", fields.get("cluster", "1"), 1, 16)
     if (geometry == "cluster-per-row") != ("cluster" in fields):
         raise _fail(path, line, "cluster= goes with geometry=cluster-per-row, and only with it")
+    args = tuple(fields.get("args", "in,out,rows,cols").split(","))
+    for role in args:
+        _choice(path, line, "args", role, ROLES)
+    if sorted(set(args)) != sorted(args) or not {"in", "out", "rows", "cols"} <= set(args):
+        raise _fail(path, line, f"args={fields['args']} must name in, out, rows and cols once each "
+                    "(and stride at most once)")
+    if "args" in fields and geometry == "split-row":
+        raise _fail(path, line, "args= does not go with geometry=split-row (its kernels take our signature "
+                    "and a workspace)")
     derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads,
                "cluster-per-row": threads * cluster, "split-row": threads}
-    if geometry in derived:
+    if geometry == "launcher":
+        lanes = _int(path, line, "lanes", fields.get("lanes", "1"), 1)
+    elif geometry in derived:
         if "lanes" in fields:
             raise _fail(path, line, f"lanes is implied by geometry={geometry}; leave it out")
         lanes = derived[geometry]
@@ -227,6 +258,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
         fast_math=fast_math == "true",
         exp=_choice(path, line, "exp", fields.get("exp", "shifted"), FAST_EXPS),
+        args=args,
+        launcher=fields.get("launcher"),
         catches=fields.get("catches"),
         defect=fields.get("defect"),
         sanitizer=_choice(path, line, "sanitizer", fields["sanitizer"], SANITIZERS)

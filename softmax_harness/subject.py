@@ -21,7 +21,10 @@ class Subject:
     fast_math: bool = False
     exp: str = "shifted"  # with fast_math: the exponentials' form (registry's exp=)
     dtype: str = "float32"  # the element type the kernel reads and writes
-    repro: str = ""  # how to name this kernel on a command line
+    repro: str = ""  # how to name this kernel on a command line (NAME, NAME@DIR, --subject MODULE:FN)
+    max_cols: int | None = None  # the longest row it takes
+    threads: int | None = None  # threads a block (a kernel's), for the lengths around its edges
+    tile: int = 0  # elements a block holds (a split-row kernel's)
 
     @classmethod
     def of(cls, variant) -> Subject:
@@ -31,4 +34,12 @@ class Subject:
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
                    convention=s.convention, fast_math=s.fast_math, exp=s.exp, dtype=s.dtype,
-                   repro=variant.ref)
+                   repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile)
+
+    @property
+    def on_gpu(self) -> bool:
+        """Whether it runs on device arrays (it needs a CUDA GPU)."""
+        return self.xp.__name__ != "numpy"
+
+    def supports(self, n_cols: int) -> bool:
+        return self.max_cols is None or n_cols <= self.max_cols

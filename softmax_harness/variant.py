@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from pathlib import Path
 
 import numpy as np
 
@@ -51,6 +53,7 @@ class Variant:
     def __init__(self, spec: VariantSpec):
         self.spec = spec
         self._function = None
+        self._launch_fn = None  # launcher=: the imported Python launcher
         self._smem_asked = 0  # the dynamic shared memory the compiled function may take
         self._resident: dict[int, int] = {}  # split-row: blocks that fit on each device at once
         self._workspaces: dict[tuple[int, int], object] = {}  # split-row: one per (device, stream)
@@ -66,7 +69,15 @@ class Variant:
         """How to name this variant on a command line: NAME, or NAME@DIR outside kernels/."""
         if self.spec.path.resolve().is_relative_to(KERNELS_DIR.resolve()):
             return self.name
-        return f"{self.name}@{self.spec.path.parent}"
+        return self.ref_at
+
+    @property
+    def ref_at(self) -> str:
+        """NAME@DIR, DIR relative to the current folder where it lies inside it."""
+        where = self.spec.path.parent
+        with contextlib.suppress(ValueError):
+            where = where.relative_to(Path.cwd())
+        return f"{self.name}@{where}"
 
     def __repr__(self) -> str:
         return f"<Variant {self.name} ({self.spec.algorithm}, {self.spec.geometry}) at {self.spec.where}>"
@@ -152,8 +163,16 @@ class Variant:
             raise self._error(RuntimeError, f"needs compute capability {self.spec.min_sm / 10:.1f} "
                               f"or newer (this device: {compute_capability(x.device.id) / 10:.1f})")
         function = self.compile()
+        if self.spec.launcher is not None:
+            self._launcher()(function, x, out)
+            return out
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
-        args = (x, out, np.int32(n_rows), np.int32(n_cols))
+        if self.spec.geometry == "split-row":
+            args = (x, out, np.int32(n_rows), np.int32(n_cols))
+        else:
+            given = {"in": x, "out": out, "rows": np.int32(n_rows), "cols": np.int32(n_cols),
+                     "stride": np.int32(n_cols)}
+            args = tuple(given[role] for role in self.spec.args)
         if smem > max(48 * 1024, self._smem_asked):  # beyond the default limit a launch must ask for it
             function.max_dynamic_shared_size_bytes = self._smem_asked = smem
         if self.spec.geometry == "split-row":
@@ -161,6 +180,14 @@ class Variant:
             return out
         function(grid, block, args, shared_mem=smem)
         return out
+
+    def _launcher(self):
+        """The header's ``launcher=module:function``, imported once."""
+        if self._launch_fn is None:
+            from .callables import load
+
+            self._launch_fn = load(self.spec.launcher, what=f"softmax variant {self.name!r}: launcher")
+        return self._launch_fn
 
     def _launch_split(self, function, grid, block, args, smem):
         """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace

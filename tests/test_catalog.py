@@ -108,7 +108,7 @@ def test_the_suite_runs_against_the_installed_package():
     if not os.environ.get("SOFTMAX_HARNESS_EXPECT_INSTALLED"):
         pytest.skip("not under tox (the source tree is under test)")
     source_tree = Path(__file__).resolve().parent.parent
-    assert PACKAGE != source_tree / "softmax_harness", f"the source tree's package is under test: {PACKAGE}"
+    assert source_tree / "softmax_harness" != PACKAGE, f"the source tree's package is under test: {PACKAGE}"
     assert catalog.KERNELS_DIR == PACKAGE / "kernels", catalog.KERNELS_DIR
     def files(root):
         return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())

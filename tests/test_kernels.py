@@ -1,76 +1,27 @@
-"""Every correct variant, on the GPU, against the reference and every property."""
+"""Every correct variant, on the GPU, through the battery any project gets from the plugin
+(:mod:`softmax_harness.battery`, over the ``subject`` fixture: here, the bundled variants that
+``--variant`` selects), and the split-row kernels' own tests."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
-from hypothesis import example, given, target
-from hypothesis.control import currently_in_test_context
+from hypothesis import example, given
 
 import softmax_harness
+from softmax_harness.battery import (  # noqa: F401  (collected here: the battery is this module's)
+    MIXED,
+    holds_every_property,
+    test_classic_failures_of_online_kernels,
+    test_every_property_holds_on_adversarial_batches,
+    test_lengths_around_the_variant_edges,
+    test_masked_rows_at_awkward_lengths,
+    test_millions_of_rows,
+    test_output_misaligned_unlike_the_input,
+)
 from softmax_harness.properties import Subject, check_recipe
-from softmax_harness.strategies import CLASSIC, BatchRecipe, RowRecipe, batches, lengths
+from softmax_harness.strategies import CLASSIC, BatchRecipe, batches, lengths
 
 pytestmark = pytest.mark.gpu
-
-MIXED = tuple(RowRecipe(values=v, mask=m, seed=i) for i, (v, m) in enumerate(
-    [("randn", "none"), ("randn", "first"), ("randn", "tail"), ("randn", "causal"),
-     ("huge", "none"), ("equal", "random"), ("dominant", "none"), ("randn", "full")]))
-
-
-def holds_every_property(variant, recipe: BatchRecipe):
-    if not variant.supports(recipe.n_cols):
-        recipe = replace(recipe, n_cols=variant.max_cols)
-    report = check_recipe(Subject.of(variant), recipe)
-    if currently_in_test_context():  # climb towards the rows with the largest error
-        target(report.max_bound_ratio, label="error / bound")
-    report.raise_if_failed()
-
-
-@given(recipe=batches(lengths(long_rows=True)))
-@example(recipe=CLASSIC[0])
-@example(recipe=CLASSIC[1])
-@example(recipe=CLASSIC[2])
-def test_every_property_holds_on_adversarial_batches(variant, recipe):
-    holds_every_property(variant, recipe)
-
-
-@pytest.mark.parametrize("recipe", CLASSIC, ids=lambda r: f"C{r.n_cols}-{r.rows[0].mask}")
-def test_classic_failures_of_online_kernels(variant, recipe):
-    holds_every_property(variant, recipe)
-
-
-@pytest.mark.parametrize("n_cols", [1, 2, 31, 33, 1000, 4097])
-@pytest.mark.parametrize("offset", [0, 1])
-def test_masked_rows_at_awkward_lengths(variant, n_cols, offset):
-    holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=3 * len(MIXED), offset=offset))
-
-
-def test_lengths_around_the_variant_edges(variant):
-    spec = variant.spec
-    edges = {spec.threads - 1, spec.threads, spec.threads + 1, 4 * spec.threads + 3}
-    if spec.tile:  # split-row: a row over one, two and four blocks (with many rows) or the whole grid
-        edges |= {spec.tile - 1, spec.tile, spec.tile + 1, 3 * spec.tile + 5}
-    if spec.max_cols:
-        edges |= {spec.max_cols - 1, spec.max_cols}
-    for n_cols in sorted(e for e in edges if e >= 1 and variant.supports(e)):
-        holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=3))
-
-
-@pytest.mark.parametrize("offset,out_offset", [(0, 1), (1, 0), (2, 7)])
-def test_output_misaligned_unlike_the_input(variant, offset, out_offset):
-    """A kernel that moves a misaligned row in aligned vectors may not assume that the output row
-    is misaligned the same way (a store would fault, or land in the wrong place)."""
-    spec = variant.spec
-    lengths = {1000, 4097}
-    if spec.max_cols:
-        lengths.add(spec.max_cols - 7)  # the largest that still fits a register tile with its shift
-    if spec.tile:
-        lengths.add(2 * spec.tile + 3)
-    for n_cols in sorted(c for c in lengths if c >= 1 and variant.supports(c)):
-        holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=offset,
-                                                  out_offset=out_offset))
 
 
 def test_split_row_slices_filled_to_the_tile(split_variant):
@@ -83,7 +34,7 @@ def test_split_row_slices_filled_to_the_tile(split_variant):
     spec = split_variant.spec
     n_rows = spec.blocks_per_sm * multiprocessor_count(0) + 5
     for n_cols in (spec.tile - 1, spec.tile, spec.tile + 1, 2 * spec.tile):
-        holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
+        holds_every_property(Subject.of(split_variant), BatchRecipe(n_cols, MIXED, n_rows=n_rows))
 
 
 def test_split_row_leaves_its_workspace_zeroed(split_variant):
@@ -101,10 +52,11 @@ def test_split_row_leaves_its_workspace_zeroed(split_variant):
     spec = split_variant.spec
     many = spec.blocks_per_sm * multiprocessor_count(0) + 5
     for n_rows, n_cols in ((2, spec.max_cols - 1), (many, 3 * spec.tile + 5), (2 * len(MIXED), 1000)):
-        holds_every_property(split_variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
+        holds_every_property(Subject.of(split_variant), BatchRecipe(n_cols, MIXED, n_rows=n_rows))
         assert nonzero_words() == {0}, (n_rows, n_cols)
     with cupy.cuda.Stream() as stream:
-        holds_every_property(split_variant, BatchRecipe(3 * spec.tile + 5, MIXED, n_rows=len(MIXED)))
+        holds_every_property(Subject.of(split_variant),
+                             BatchRecipe(3 * spec.tile + 5, MIXED, n_rows=len(MIXED)))
     assert (0, stream.ptr) in split_variant._workspaces
     assert nonzero_words() == {0}
 
@@ -145,8 +97,3 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
     subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name
     report = check_recipe(subject, recipe)
     report.raise_if_failed()
-
-
-@pytest.mark.parametrize("n_rows,n_cols", [(2_000_000, 3), (1_100_000, 33)])
-def test_millions_of_rows(variant, n_rows, n_cols):
-    holds_every_property(variant, BatchRecipe(n_cols, MIXED, n_rows=n_rows))

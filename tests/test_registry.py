@@ -81,6 +81,11 @@ def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
     # one extern "C" symbol has one signature: a list of types would be a promise nobody keeps
     (GOOD + " dtypes=float32,float16", "names 2 types: one kernel symbol takes one element type"),
     (GOOD + " sanitizer=racecheck", "sanitizer= goes with a known-bad kernel"),
+    (GOOD + " args=out,in,rows", "must name in, out, rows and cols once each"),
+    (GOOD + " args=out,in,rows,cols,cols", "must name in, out, rows and cols once each"),
+    (GOOD + " args=out,in,rows,cols,pitch", "args='pitch' is not one of"),
+    (GOOD + " launcher=mod:launch", "launcher= replaces geometry= and threads="),
+    ("name=k1 kernel=k algorithm=safe launcher=not-a-ref", "launcher='not-a-ref' is not module:function"),
     (GOOD + ' catches=deterministic defect="x" sanitizer=asan', "sanitizer='asan' is not one of"),
 ])
 def test_malformed_header_names_file_and_line(tmp_path, header, problem):
@@ -156,3 +161,17 @@ def test_discovery_skips_a_file_without_a_header_and_says_so(tmp_path, capsys):
     write(tmp_path, GOOD.replace("128", "100"), name="broken.cu")
     with pytest.raises(HeaderError, match="threads=100 is not a multiple of 32"):
         discover(tmp_path)
+
+
+def test_a_kernel_declares_its_own_argument_order_or_a_launcher(tmp_path):
+    """The seed posts' and llm.c's (out, in, N, C), a row stride, or a Python launcher instead of
+    a geometry (its lanes set the bound: one, the loosest, unless it says)."""
+    (spec,) = parse_file(write(tmp_path, GOOD + " args=out,in,rows,cols"))
+    assert spec.args == ("out", "in", "rows", "cols")
+    (spec,) = parse_file(write(tmp_path, GOOD + " args=in,out,cols,rows,stride", name="s.cu"))
+    assert spec.args == ("in", "out", "cols", "rows", "stride")
+    assert parse_file(write(tmp_path, GOOD, name="plain.cu"))[0].args == ("in", "out", "rows", "cols")
+    header = "name=l kernel=l algorithm=online launcher=my.mod:launch lanes=32"
+    (spec,) = parse_file(write(tmp_path, header, name="l.cu"))
+    assert (spec.geometry, spec.launcher, spec.lanes) == ("launcher", "my.mod:launch", 32)
+    assert parse_file(write(tmp_path, "name=m kernel=m algorithm=safe launcher=m:f", name="m.cu"))[0].lanes == 1

@@ -17,7 +17,7 @@ from .schema import ROOT
 
 
 def run_pytest(label: str, args: list[str], timeout: float, log,
-               deadline: float | None = None) -> tuple[list[dict], dict, str, list[str]]:
+               deadline: float | None = None, cwd: Path = ROOT) -> tuple[list[dict], dict, str, list[str]]:
     """Run pytest in a child; return its test records, tally, output, and the node ids that
     ended or were running if the child was killed or crashed (empty when it finished).
     A child still running at ``deadline`` (a ``time.time()``) is stopped; the tests it was
@@ -31,7 +31,7 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
                f"--results-json={results}", *args]
         started = time.time()
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
             output, code = proc.stdout + proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as exc:
             output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
@@ -67,20 +67,20 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
 
 
 def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5,
-                 deadline: float | None = None):
+                 deadline: float | None = None, cwd: Path = ROOT, say: str = "gpu-check"):
     """:func:`run_pytest`, resumed without the tests already done whenever the child is killed or
     crashes (the test that was running is recorded as an error), at most ``attempts`` times,
     and not after ``deadline``."""
-    tests, tally, _, done = run_pytest(label, args, timeout, log, deadline)
+    tests, tally, _, done = run_pytest(label, args, timeout, log, deadline, cwd)
     for attempt in range(1, attempts + 1):
         if not done or any(t["nodeid"].endswith("::run") for t in tests) or \
                 (deadline is not None and deadline - time.time() < 10):
             break
-        print(f"gpu-check: {label}: the child stopped after {len(done)} tests; resuming without them",
+        print(f"{say}: {label}: the child stopped after {len(done)} tests; resuming without them",
               flush=True)
         more, more_tally, _, newly = run_pytest(f"{label} (resumed {attempt})",
                                                 [*args, *(f"--deselect={n}" for n in done)], timeout, log,
-                                                deadline)
+                                                deadline, cwd)
         tests += more
         merge_tally(tally, more_tally)
         done = [*done, *newly] if newly else []

@@ -84,6 +84,11 @@ class Recorder:
         record = self.records.setdefault(report.nodeid, {"nodeid": report.nodeid, "outcome": "passed",
                                                          "duration": 0.0})
         record["duration"] += report.duration
+        for key, value in report.user_properties:  # the plugin's: the subject, the failed properties
+            if key == "subject":
+                record["subject"] = value
+            elif key == "failed_properties":
+                record["properties"] = sorted(set(record.get("properties", [])) | set(value))
         if report.skipped:
             record["outcome"] = "skipped"
             if isinstance(report.longrepr, tuple):

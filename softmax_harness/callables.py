@@ -1,0 +1,191 @@
+"""Python callables as subjects: ``module:function`` computing the softmax over the last axis of
+an (N, C) array, as ``fn(x) -> y`` or ``fn(x, out)``, on NumPy or CuPy arrays or torch tensors
+(Triton kernels, torch functions, CuPy RawKernels).
+
+A callable may declare what its bound depends on in an attribute::
+
+    def my_softmax(x, out): ...
+    my_softmax.__softmax_harness__ = {"algorithm": "online", "lanes": 32, "arrays": "torch"}
+
+Keys: ``arrays`` (``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``),
+``lanes`` (threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``),
+``fast_math`` and ``exp`` (as in a kernel header), ``max_cols``. The stated defaults:
+``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
+sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
+input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:
+NumPy, then torch on the CPU).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import numpy as np
+
+from . import gpu
+from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS
+from .subject import Subject
+
+ARRAYS = ("numpy", "cupy", "torch")
+DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "max_cols", "name"}
+
+
+class SubjectError(ValueError):
+    """A target that cannot be a subject; the message says why in one line."""
+
+
+def is_callable_ref(ref: str) -> bool:
+    """Whether ``ref`` names a Python callable (``module:function``)."""
+    module, colon, attr = ref.partition(":")
+    return bool(colon and module and attr and "/" not in module and not module.endswith(".cu"))
+
+
+def load(ref: str, what: str = "subject"):
+    """The object that ``module:function`` names (``function`` may be dotted: ``module:Class.method``)."""
+    module_name, colon, attr = ref.partition(":")
+    if not (colon and module_name and attr):
+        raise SubjectError(f"{what} {ref!r} is not module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any error while importing the user's module is theirs to see
+        raise SubjectError(f"{what} {ref!r}: module {module_name!r} does not import "
+                           f"({type(exc).__name__}: {exc})") from None
+    found = module
+    for part in attr.split("."):
+        if not hasattr(found, part):
+            raise SubjectError(f"{what} {ref!r}: module {module_name!r} has no {attr!r}")
+        found = getattr(found, part)
+    if not callable(found):
+        raise SubjectError(f"{what} {ref!r} is a {type(found).__name__}, not a callable")
+    return found
+
+
+def arity(fn, ref: str) -> int:
+    """1 for ``fn(x) -> y``, 2 for ``fn(x, out)``; SubjectError for anything else."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        raise SubjectError(f"subject {ref!r}: its signature cannot be read; wrap it in a def taking "
+                           "(x) or (x, out)") from None
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if len(required) in (1, 2):
+        return len(required)
+    if not required and positional:
+        return min(2, len(positional))
+    names = ", ".join(p.name for p in required) or "none"
+    raise SubjectError(f"subject {ref!r} takes {len(required)} required arguments ({names}): expected "
+                       "fn(x) -> y or fn(x, out)")
+
+
+def _declared(fn, ref: str) -> dict:
+    declared = dict(getattr(fn, "__softmax_harness__", {}) or {})
+    unknown = set(declared) - DECLARED
+    if unknown:
+        raise SubjectError(f"subject {ref!r}: unknown keys in __softmax_harness__: "
+                           f"{', '.join(sorted(unknown))} "
+                           f"(known: {', '.join(sorted(DECLARED))})")
+    for key, allowed in (("arrays", ARRAYS), ("algorithm", ALGORITHMS), ("dtype", DTYPES),
+                         ("convention", CONVENTIONS), ("exp", FAST_EXPS)):
+        if key in declared and declared[key] not in allowed:
+            raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
+    return declared
+
+
+def _torch_view(x):
+    """A zero-copy torch view of a NumPy or CuPy array (bfloat16 through an int16 view)."""
+    import torch
+
+    bf16 = x.dtype.name == "bfloat16"
+    if type(x).__module__.startswith("cupy"):
+        t = torch.from_dlpack(x.view("int16") if bf16 else x)
+    else:
+        t = torch.from_numpy(x.view(np.int16) if bf16 else x)
+    return t.view(torch.bfloat16) if bf16 else t
+
+
+class Adapted:
+    """``fn`` as the harness calls every subject: ``adapted(x, out)`` on arrays of the harness's
+    array module (NumPy for NumPy and torch-CPU subjects, CuPy for CuPy and torch-CUDA ones)."""
+
+    def __init__(self, fn, ref: str, arrays: str, takes_out: bool):
+        self.fn, self.ref, self.arrays, self.takes_out = fn, ref, arrays, takes_out
+
+    def __call__(self, x, out):
+        if self.arrays == "torch":
+            tx, tout = _torch_view(x), _torch_view(out)
+            if self.takes_out:
+                self.fn(tx, tout)
+            else:
+                y = self.fn(tx)
+                if tuple(y.shape) != tuple(tout.shape):
+                    raise ValueError(f"{self.ref} returned shape {tuple(y.shape)} for an input of shape "
+                                     f"{tuple(tx.shape)}")
+                tout.copy_(y)
+            if tx.is_cuda:  # torch's stream: the harness reads the output next
+                import torch
+
+                torch.cuda.synchronize()
+            return out
+        if self.takes_out:
+            self.fn(x, out)
+            return out
+        y = self.fn(x)
+        if getattr(y, "shape", None) != x.shape:
+            raise ValueError(f"{self.ref} returned {type(y).__name__} of shape {getattr(y, 'shape', None)} "
+                             f"for an input of shape {x.shape}")
+        out[...] = y
+        return out
+
+
+def _candidates() -> list[tuple[str, str]]:
+    """(arrays, device) in the order they are tried on a callable that does not declare them."""
+    cpu = [("numpy", "cpu"), ("torch", "cpu")]
+    return ([("cupy", "cuda"), ("torch", "cuda")] if gpu.available() else []) + cpu
+
+
+def _probe(fn, ref: str, takes_out: bool) -> tuple[str, str]:
+    tried = []
+    for arrays, device in _candidates():
+        try:
+            xp = _xp(device)
+            x = xp.asarray(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))
+            out = xp.empty_like(x)
+            Adapted(fn, ref, arrays, takes_out)(x, out)
+            if device == "cuda":
+                xp.cuda.get_current_stream().synchronize()
+            return arrays, device  # it runs on these (whether it is right is the battery's to say)
+        except Exception as exc:  # the probe tells which arrays the callable takes
+            tried.append(f"{arrays} ({device}): {type(exc).__name__}")
+    raise SubjectError(f"subject {ref!r} runs on no array kind tried ({'; '.join(tried)}); "
+                       "declare __softmax_harness__ = {'arrays': ...}")
+
+
+def _xp(device: str):
+    if device == "cpu":
+        return np
+    import cupy
+
+    return cupy
+
+
+def subject(ref: str) -> Subject:
+    """The subject for the callable ``module:function``."""
+    fn = load(ref)
+    takes_out = arity(fn, ref) == 2
+    declared = _declared(fn, ref)
+    if "arrays" in declared:
+        arrays = declared["arrays"]
+        device = "cuda" if arrays == "cupy" or (arrays == "torch" and gpu.available()) else "cpu"
+    else:
+        arrays, device = _probe(fn, ref, takes_out)
+    if device == "cuda" and not gpu.available():
+        raise SubjectError(f"subject {ref!r} takes {arrays} arrays on a GPU: install cupy-cuda13x and run on "
+                           "a machine with a CUDA GPU")
+    return Subject(
+        name=declared.get("name", ref), fn=Adapted(fn, ref, arrays, takes_out), xp=_xp(device),
+        lanes=int(declared.get("lanes", 1)), algorithm=declared.get("algorithm", "online"),
+        convention=declared.get("convention", "torch"), fast_math=bool(declared.get("fast_math", False)),
+        exp=declared.get("exp", "shifted"), dtype=declared.get("dtype", "float32"),
+        repro=f"--subject {ref}", max_cols=declared.get("max_cols"))

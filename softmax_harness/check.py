@@ -1,0 +1,224 @@
+"""``softmax-harness check TARGET...``: the battery on kernels and callables from anywhere, and a
+verdict table.
+
+A target is a ``.cu`` file (its declared variants), a folder of them, or ``module:function``
+(a Python callable, imported from the current folder); none means the bundled kernels. On a
+GPU every subject gets the whole battery (:mod:`softmax_harness.battery`, in a child pytest
+process that a crash or a hang cannot take down) and, with ``--sanitize``, compute-sanitizer's
+four tools. Without one, the ``.cu`` subjects are compiled offline for sm_80 and sm_90
+(registers and spills shown), CPU callables get the battery, and one line names what needed a
+GPU. Everything a run writes (the pytest record and log, the inputs that repro lines name) goes
+into one run folder, printed at the end; the exit status is 0 only when everything that ran passed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import callables, catalog, gpu
+from .properties import PROPERTIES
+from .registry import KERNELS_DIR, HeaderError, NoHeaderError, parse_file
+
+
+class TargetError(ValueError):
+    """A target that cannot be checked; the message says why in one line."""
+
+
+@dataclass
+class Targets:
+    """What the command line named: subjects by reference, the kernel files behind them."""
+
+    kernels: list[str] = field(default_factory=list)  # NAME@DIR
+    callables: list[str] = field(default_factory=list)  # module:function
+    files: list[Path] = field(default_factory=list)  # the .cu files of the kernels
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # reference -> the subject's name (its tally key)
+
+
+def _here(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def resolve(targets: list[str]) -> Targets:
+    """The subjects ``targets`` name; TargetError for one that names none."""
+    found = Targets()
+    for target in targets or [str(KERNELS_DIR)]:
+        path = Path(target)
+        if callables.is_callable_ref(target) and not path.exists():
+            try:
+                found.names[target] = callables.subject(target).name
+            except callables.SubjectError as exc:
+                raise TargetError(str(exc)) from None
+            found.callables.append(target)
+        elif path.is_file() and path.suffix == ".cu":
+            try:
+                specs = parse_file(path)
+            except NoHeaderError:
+                raise TargetError(f"{target}: no '// @variant ...' header declares a kernel in it") from None
+            except HeaderError as exc:
+                raise TargetError(str(exc)) from None
+            for spec in specs:
+                ref = f"{spec.name}@{_here(path.parent)}"
+                found.kernels.append(ref)
+                found.names[ref] = spec.name
+            found.files.append(path.resolve())
+        elif path.is_dir():
+            try:
+                variants = catalog.variants(path)
+            except (HeaderError, catalog.UnknownVariantError) as exc:
+                raise TargetError(str(exc)) from None
+            for v in variants:
+                found.kernels.append(f"{v.name}@{_here(path)}")
+                found.names[found.kernels[-1]] = v.name
+            found.files += sorted({v.spec.path for v in variants})
+            found.skipped += catalog.skipped(path)
+        else:
+            raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")
+    return found
+
+
+def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
+    """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90; whether all
+    compiled without spills."""
+    from .compiler import KernelCompileError
+    from .compiler import compile_offline as nvrtc
+
+    lines, ok = [], True
+    for path in files:
+        for arch in ("sm_80", "sm_90"):
+            try:
+                log = nvrtc(path, arch, ["-Xptxas=-v"])["log"]
+            except KernelCompileError as exc:
+                lines.append(f"  {_here(path)} {arch}: does not compile: {str(exc).splitlines()[-1][:200]}")
+                ok = False
+                continue
+            for kernel, spills, registers in re.findall(
+                    r"Compiling entry function '(\w+)'.*?(\d+) bytes spill stores.*?Used (\d+) registers",
+                    log, flags=re.S):
+                lines.append(f"  {_here(path)} {arch} {kernel}: {registers} registers, "
+                             f"{spills} bytes spilled")
+                ok &= spills == "0"
+    return lines, ok
+
+
+SHORT = {"matches_reference": "matches", "sums_to_one": "sums", "order_preserved": "order",
+         "shift_invariant": "shift", "nonfinite_contract": "nonfinite", "all_written": "written",
+         "no_write_outside": "outside", "input_unchanged": "input", "deterministic": "determ",
+         "rows_independent": "rows", "launch": "launch"}
+
+
+def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str], list[str], bool]:
+    """The verdict table (subject x property), the failure messages, and whether all passed."""
+    columns = [*PROPERTIES, "launch"]
+    head = f"{'subject':32s} " + " ".join(f"{SHORT[p]:>9s}" for p in columns) + \
+        f" {'tests':>6s} {'ulps':>8s} {'/bound':>7s} {'seconds':>8s}"
+    table, messages, ok = [head], [], True
+    for ref in [*targets.kernels, *targets.callables]:
+        mine = [t for t in tests if t.get("subject") == ref]
+        failed = {p for t in mine for p in t.get("properties", [])}
+        broken = [t for t in mine if t["outcome"] in ("failed", "error") and not t.get("properties")]
+        if broken:
+            failed.add("launch")  # a crash, a hang, or an error outside the properties
+        ran = [t for t in mine if t["outcome"] in ("passed", "failed", "error")]
+        cells = []
+        for p in columns:
+            cells.append("-" if not ran else ("FAIL" if p in failed else "pass"))
+        t = tally.get(targets.names.get(ref, ref), {})
+        seconds = sum(x["duration"] for x in mine)
+        table.append(f"{ref[:32]:32s} " + " ".join(f"{c:>9s}" for c in cells) +
+                     f" {len(ran):6d} {t.get('max_ulps', 0):8.3g} {t.get('max_bound_ratio', 0):7.3g} "
+                     f"{seconds:8.1f}")
+        ok &= not failed and not any(x["outcome"] in ("failed", "error") for x in mine)
+        shown = set()
+        for x in mine:
+            for p in x.get("properties", []):
+                if p not in shown:
+                    shown.add(p)
+                    messages.append(_failure_text(x.get("message", ""), p) or x["nodeid"])
+        for x in broken[:1]:
+            messages.append(f"{x['nodeid']}: {x.get('message', '')[-1500:]}")
+    return table, messages, ok
+
+
+def _failure_text(message: str, prop: str) -> str:
+    """The block of ``message`` that reports ``prop``: what failed where, and its repro line."""
+    lines = [re.sub(r"^E\s+", "", line) for line in message.splitlines()]
+    start = next((i for i, line in enumerate(lines) if f"{prop} failed for" in line), None)
+    if start is None:
+        return ""
+    lines[start] = lines[start][lines[start].index(f"{prop} failed for"):]
+    end = next((i for i in range(start, len(lines)) if "reproduce:" in lines[i]), len(lines) - 1)
+    return "\n".join(lines[start:end + 1])
+
+
+def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out: Path | None = None,
+        timeout: float = 1800, test_timeout: float = 300, select: str | None = None) -> int:
+    """The command; its exit status."""
+    from .run.children import run_resuming
+
+    sys.path.insert(0, os.getcwd())  # module:function targets import from here, as under pytest
+    try:
+        found = resolve(targets)
+    except TargetError as exc:
+        print(f"softmax-harness check: {exc}", file=sys.stderr)
+        return 2
+    folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, why in found.skipped:
+        print(f"skipped: {_here(path)}: {why}")
+    on_gpu = gpu.available()
+    ok = True
+    if found.files:
+        try:
+            lines, compiled = compile_offline(found.files)
+            print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
+            ok &= compiled
+        except ImportError:
+            print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
+                  "(pip install 'softmax-harness[test]')")
+    subjects = found.callables + (found.kernels if on_gpu else [])
+    if found.kernels and not on_gpu:
+        print(f"needs a GPU, not run: the battery on {len(found.kernels)} kernels"
+              f"{' and the sanitizers' if sanitize else ''} (install cupy-cuda13x and run on a machine "
+              "with a CUDA GPU)")
+    tests, tally = [], {}
+    if subjects:
+        (folder / "pytest.ini").write_text("[pytest]\n")  # the user's own pytest settings stay out
+        here = Path(callables.__file__).with_name("battery.py")
+        args = [str(here), "-c", str(folder / "pytest.ini"), f"--rootdir={folder}",
+                "-p", "softmax_harness.pytest_plugin", f"--hypothesis-profile={profile}",
+                f"--repro-dir={folder / 'repro'}", *(f"--subject={ref}" for ref in subjects),
+                *(["-k", select] if select else [])]
+        try:
+            import pytest_timeout  # noqa: F401
+
+            args += [f"--timeout={test_timeout:g}", "--timeout-method=thread"]
+        except ImportError:
+            pass
+        print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} ...", flush=True)
+        with open(folder / "pytest.log", "w") as log:
+            tests, tally = run_resuming("battery", args, timeout, log, cwd=Path.cwd(), say="check")
+    if sanitize and on_gpu and found.kernels:
+        from .run.orchestrate import sanitize_all
+
+        with open(folder / "sanitizer.log", "w") as log:
+            results = sanitize_all(found.kernels, [], log)
+        ok &= all(r["ok"] for r in results.values())
+    table, messages, passed = verdicts(tests, tally, Targets(
+        kernels=[k for k in found.kernels if k in subjects], callables=found.callables, names=found.names))
+    ok &= passed
+    if subjects:
+        print("", *table, sep="\n")
+    for message in messages:
+        print("\n" + message)
+    print(f"\nrun folder: {folder}")
+    print("all checks passed" if ok else "some checks failed")
+    return 0 if ok else 1

@@ -1,0 +1,148 @@
+"""``softmax-harness check`` and the plugin on a project of someone else's, without a GPU: the
+kernel compiled offline, callables through the battery, a planted defect named by the property
+that catches it, a repro line that replays it, one line and exit 2 for every bad target."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from softmax_harness import gpu
+
+pytestmark = pytest.mark.skipif(gpu.available(), reason="the CPU path (the GPU one runs on the H200)")
+
+#: A user's module: a correct softmax, and one that leaves the last column unwritten.
+MODULE = '''
+import numpy as np
+
+def good(x):
+    m = x.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x.astype(np.float64) - m)
+        return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype)
+
+def last_column_skipped(x, out):
+    out[:, :-1] = good(x)[:, :-1]
+
+def three(a, b, c):
+    pass
+'''
+
+#: The seed post's kernel order, (out, in, N, C), declared with args=.
+HEADER = ("// @variant name=reversed kernel=reversed algorithm=safe geometry=thread-per-row threads=128 "
+          "args=out,in,rows,cols\n")
+KERNEL = HEADER + """extern "C" __global__ void reversed(float* out, const float* in, int N, int C) {
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= N) return;
+    const float* x = in + (size_t)row * C;
+    float* y = out + (size_t)row * C;
+    float m = __int_as_float(0xff800000u), d = 0.0f;
+    for (int i = 0; i < C; ++i) m = fmaxf(m, x[i]);
+    for (int i = 0; i < C; ++i) d += expf(x[i] - m);
+    for (int i = 0; i < C; ++i) y[i] = expf(x[i] - m) / d;
+}
+"""
+
+
+def project(tmp_path: Path) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "usermod.py").write_text(MODULE)
+    (tmp_path / "kernels").mkdir()
+    (tmp_path / "kernels" / "reversed.cu").write_text(KERNEL)
+    (tmp_path / "kernels" / "helper.cu").write_text("__device__ int helper() { return 1; }\n")
+    return tmp_path
+
+
+def check(cwd: Path, *args: str, python: str = sys.executable) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if python != sys.executable else None
+    return subprocess.run([python, "-m", "softmax_harness", "check", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=600, env=env)
+
+
+def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_path):
+    where = project(tmp_path)
+    done = check(where, "kernels", "usermod:good", "usermod:last_column_skipped", "--select", "classic",
+                 "--profile", "ci")
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    assert "skipped: kernels/helper.cu: no '// @variant ...' header line" in out
+    assert re.search(r"kernels/reversed.cu sm_90 reversed: \d+ registers, 0 bytes spilled", out), out
+    assert "needs a GPU, not run: the battery on 1 kernels" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("usermod:")}
+    assert set(rows["usermod:good"][1:12]) == {"pass"}, rows
+    bad = rows["usermod:last_column_skipped"]
+    assert bad[6] == "FAIL" and bad[1] == "pass"  # all_written caught it; matches_reference skips unwritten
+    assert "all_written failed for usermod:last_column_skipped" in out
+    repro = next(line.split("reproduce: ", 1)[1] for line in out.splitlines() if "reproduce: " in line)
+    assert repro.startswith("python -m softmax_harness repro --subject usermod:last_column_skipped --recipe ")
+    again = subprocess.run([sys.executable, *shlex.split(repro)[1:]], cwd=where, capture_output=True,
+                           text=True, timeout=120)
+    assert again.returncode == 1 and "all_written failed for usermod:last_column_skipped" in again.stdout
+    folder = Path(out.split("run folder: ")[1].splitlines()[0])
+    assert folder.parent == where / "softmax-harness-runs" and (folder / "pytest.log").is_file()
+
+
+def test_a_correct_callable_passes_and_exits_0(tmp_path):
+    done = check(project(tmp_path), "usermod:good", "--select", "classic", "--profile", "ci")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "all checks passed" in done.stdout
+
+
+@pytest.mark.parametrize("target,problem", [
+    ("nothing.cu", "unknown target 'nothing.cu': not a .cu file, a folder or module:function"),
+    ("nomod:f", "module 'nomod' does not import (ModuleNotFoundError"),
+    ("usermod:three", "takes 3 required arguments (a, b, c): expected fn(x) -> y or fn(x, out)"),
+    ("usermod:nothing", "module 'usermod' has no 'nothing'"),
+    ("kernels/helper.cu", "no '// @variant ...' header declares a kernel in it"),
+    ("bad.cu", "bad.cu:1: threads=100 is not a multiple of 32"),
+])
+def test_a_bad_target_exits_2_with_one_line(tmp_path, target, problem):
+    where = project(tmp_path)
+    (where / "bad.cu").write_text("// @variant name=b kernel=b algorithm=safe geometry=block-per-row "
+                                  "threads=100\n")
+    done = check(where, target)
+    assert done.returncode == 2 and problem in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not os.environ.get("SOFTMAX_HARNESS_WHEEL_TEST"),
+                    reason="builds the wheel and installs it in a fresh venv: tox's py311 sets "
+                           "SOFTMAX_HARNESS_WHEEL_TEST")
+def test_the_wheel_in_a_fresh_venv_runs_the_battery_on_a_project_with_nothing_but_the_plugin(tmp_path):
+    repo = Path(__file__).resolve().parent.parent
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheels),
+                    str(repo)], check=True, timeout=300)
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    (wheel,) = wheels.glob("softmax_harness-*.whl")
+    subprocess.run([python, "-m", "pip", "install", "--quiet", f"{wheel}[test]"], check=True, timeout=600)
+    where = project(tmp_path / "project")
+    (where / "pytest.ini").write_text("[pytest]\nsoftmax_harness_kernels = kernels\n"
+                                      "softmax_harness_subjects =\n    usermod:good\n"
+                                      "    usermod:last_column_skipped\n")
+    done = subprocess.run([python, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--hypothesis-profile=ci",
+                           "-k", "compiles or classic"], cwd=where, capture_output=True, text=True,
+                          timeout=600)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    for arch in ("sm_80", "sm_90"):
+        assert re.search(rf"compiles_offline_without_spills\[reversed@kernels-{arch}\] PASSED", out), out
+    assert re.search(r"classic_failures_of_online_kernels\[usermod:good-C1-none\] PASSED", out), out
+    assert not re.search(r"usermod:good\S* FAILED", out), out
+    assert re.search(r"classic_failures_of_online_kernels\[usermod:last_column_skipped-C1-none\] FAILED", out)
+    assert "all_written failed for usermod:last_column_skipped" in out
+    repro = next(line.split("reproduce: ", 1)[1] for line in out.splitlines() if "reproduce: " in line)
+    again = subprocess.run([python, *shlex.split(repro)[1:]], cwd=where, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 1 and "all_written failed" in again.stdout, again.stdout + again.stderr
+    listed = subprocess.run([str(venv / "bin" / "softmax-harness"), "list"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert len(listed.stdout.splitlines()) >= 70, listed.stdout  # the bundled kernels, from anywhere
