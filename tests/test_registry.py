@@ -174,4 +174,5 @@ def test_a_kernel_declares_its_own_argument_order_or_a_launcher(tmp_path):
     header = "name=l kernel=l algorithm=online launcher=my.mod:launch lanes=32"
     (spec,) = parse_file(write(tmp_path, header, name="l.cu"))
     assert (spec.geometry, spec.launcher, spec.lanes) == ("launcher", "my.mod:launch", 32)
-    assert parse_file(write(tmp_path, "name=m kernel=m algorithm=safe launcher=m:f", name="m.cu"))[0].lanes == 1
+    (spec,) = parse_file(write(tmp_path, "name=m kernel=m algorithm=safe launcher=m:f", name="m.cu"))
+    assert spec.lanes == 1
