@@ -152,7 +152,7 @@ def pytest_runtest_makereport(item, call):
     report = yield
     params = getattr(getattr(item, "callspec", None), "params", {})
     ref = params.get("subject", params.get("subject_ref"))
-    if ref is not None:
+    if isinstance(ref, str):  # (an empty parameter set gives pytest's NOTSET)
         report.user_properties.append(("subject", ref))
     if call.excinfo is not None and isinstance(call.excinfo.value, PropertyFailure):
         report.user_properties.append(("failed_properties", sorted(call.excinfo.value.failures)))

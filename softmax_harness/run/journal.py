@@ -65,7 +65,7 @@ class Recorder:
         self.journal = open(journal_path(path), "w", buffering=1)  # noqa: SIM115 (line-buffered, kept open)
 
     def _log(self, event: dict) -> None:
-        self.journal.write(json.dumps(event) + "\n")
+        self.journal.write(json.dumps(event, default=str) + "\n")
 
     def pytest_collection_finish(self, session):
         if session.items:  # under pytest-xdist the controller collects nothing: see below
@@ -110,5 +110,5 @@ class Recorder:
         tally = merge_tally(dict(self.tally), TALLY)
         with open(self.path, "w") as handle:
             json.dump({"started": self.started, "summary": summary, "tests": tests, "tally": tally},
-                      handle, indent=1, sort_keys=True)
+                      handle, indent=1, sort_keys=True, default=str)
         self.journal.close()
