@@ -49,7 +49,11 @@ def test_the_kernel_compiles_offline_without_spills(subject_ref, arch):
     from .compiler import compile_offline
 
     spec = catalog.variant(subject_ref).spec
-    log = compile_offline(spec.path, arch, ["-Xptxas=-v"])["log"]
+    result = compile_offline(spec.path, arch, ["-Xptxas=-v"])
+    log = result["log"]
+    assert result["cubin"], f"NVRTC returned an empty cubin for {spec.path}"
+    if not log:  # seen where CuPy's own NVRTC is already loaded in the process: no ptxas report
+        pytest.skip("NVRTC gave no ptxas report here (registers and spills unknown)")
     assert f"Compiling entry function '{spec.kernel}'" in log, f"{spec.kernel} is not in {spec.path}"
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", log)]
     assert not any(spills), f"{spec.path} spills registers for {arch}:\n{log}"

@@ -10,6 +10,7 @@ id'd by its name; the fixture compiles each kernel file once per session.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import os
@@ -67,6 +68,9 @@ def pytest_configure(config):
         settings.load_profile(profiles.default())
     if config.getoption("--repro-dir"):
         set_repro_dir(config.getoption("--repro-dir"))
+    for ref in named_subjects(config):
+        if callables.is_callable_ref(ref):
+            _import_early(ref)
     if named_subjects(config) and not hasattr(config, "workerinput"):
         # The battery, collected beside the project's own tests. Not imported here: Hypothesis
         # takes a test's settings when it is decorated, so after the profile is loaded.
@@ -124,6 +128,16 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"{name:28s} {t['checks']:7d} {t['rows']:10d} "
                                         f"{t['seconds']:8.1f} {t['max_ulps']:10.3g} "
                                         f"{t['max_bound_ratio']:14.3g}")
+
+
+def _import_early(ref: str) -> None:
+    """Import a callable's module before any test runs: on the H200, torch imported by a test of
+    the battery's child (after kernel subjects had run there) failed half-way ("partially
+    initialised module 'torch'"), while imported here it did not; a plain process importing torch
+    after CuPy's kernels had no trouble, so the cause is not known. Errors wait for the subject's
+    own tests, which report them."""
+    with contextlib.suppress(callables.SubjectError):
+        callables.load(ref)
 
 
 @functools.cache
