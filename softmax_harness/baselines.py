@@ -31,7 +31,9 @@ def torch_softmax():
 
 
 @functools.lru_cache(maxsize=1)
-def _triton_kernel():
+def triton_rows_kernel():
+    """(triton, kernel): Triton's one-program-a-row softmax, ``kernel[(n_rows,)](x, y, n_cols,
+    BLOCK=next_power_of_2(n_cols))`` on torch tensors (rows up to ``TRITON_MAX_COLS``)."""
     import triton
     import triton.language as tl
 
@@ -55,7 +57,7 @@ def triton_softmax():
     try:
         import torch  # noqa: F401  (as_torch hands the arrays over through torch)
 
-        triton, kernel = _triton_kernel()
+        triton, kernel = triton_rows_kernel()
     except Exception:
         return None
 
