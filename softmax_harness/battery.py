@@ -21,6 +21,7 @@ from hypothesis.control import currently_in_test_context
 
 from . import callables, catalog
 from .properties import check_recipe
+from .registry import SANITIZERS
 from .strategies import CLASSIC, BatchRecipe, RowRecipe, batches, lengths
 
 #: One row of each kind that breaks kernels, for the tests that pick lengths themselves.
@@ -57,6 +58,26 @@ def test_the_kernel_compiles_offline_without_spills(subject_ref, arch):
     assert f"Compiling entry function '{spec.kernel}'" in log, f"{spec.kernel} is not in {spec.path}"
     spills = [int(n) for n in re.findall(r"(\d+) bytes spill stores", log)]
     assert not any(spills), f"{spec.path} spills registers for {arch}:\n{log}"
+
+
+@pytest.mark.parametrize("tool", SANITIZERS)
+def test_the_sanitizers_find_nothing(subject_ref, tool):
+    """compute-sanitizer's tool over the kernel on a few adversarial batches, in a child process
+    (it must report no error, and the child must probe the kernel)."""
+    import shutil
+
+    from . import gpu
+    from .run.sanitize import sanitize
+
+    if callables.is_callable_ref(subject_ref):
+        pytest.skip("a Python callable: the sanitizers look at kernels")
+    if not gpu.available():
+        pytest.skip(gpu.SKIP_REASON)
+    if shutil.which("compute-sanitizer") is None:
+        pytest.skip("compute-sanitizer is not on PATH")
+    result = sanitize(tool, [subject_ref])
+    assert result["ok"], f"compute-sanitizer --tool={tool} on {subject_ref}: {result['errors']} errors\n" \
+        f"{result['output'][-2000:]}"
 
 
 @given(recipe=batches(lengths(long_rows=True)))
