@@ -14,6 +14,7 @@ import contextlib
 import functools
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,9 +69,13 @@ def pytest_configure(config):
         settings.load_profile(profiles.default())
     if config.getoption("--repro-dir"):
         set_repro_dir(config.getoption("--repro-dir"))
-    for ref in named_subjects(config):
-        if callables.is_callable_ref(ref):
-            _import_early(ref)
+    wanted = [ref for ref in named_subjects(config) if callables.is_callable_ref(ref)]
+    if wanted:  # module:function names a module of the project, as `python -m pytest` would find it
+        for folder in {str(config.invocation_params.dir), str(config.rootpath)}:
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+    for ref in wanted:
+        _import_early(ref)
     if named_subjects(config) and not hasattr(config, "workerinput"):
         # The battery, collected beside the project's own tests. Not imported here: Hypothesis
         # takes a test's settings when it is decorated, so after the profile is loaded.
