@@ -13,6 +13,7 @@ into one run folder, printed at the end; the exit status is 0 only when everythi
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -88,7 +89,7 @@ def resolve(targets: list[str]) -> Targets:
 def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
     """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90; whether all
     compiled without spills."""
-    from .compiler import KernelCompileError
+    from .compiler import KernelCompileError, resources
     from .compiler import compile_offline as nvrtc
 
     lines, ok = [], True
@@ -100,12 +101,10 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
                 lines.append(f"  {_here(path)} {arch}: does not compile: {str(exc).splitlines()[-1][:200]}")
                 ok = False
                 continue
-            for kernel, spills, registers in re.findall(
-                    r"Compiling entry function '(\w+)'.*?(\d+) bytes spill stores.*?Used (\d+) registers",
-                    log, flags=re.S):
+            for kernel, (registers, spills) in resources(log).items():
                 lines.append(f"  {_here(path)} {arch} {kernel}: {registers} registers, "
                              f"{spills} bytes spilled")
-                ok &= spills == "0"
+                ok &= spills == 0
     return lines, ok
 
 
@@ -186,9 +185,10 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
                   "(pip install 'softmax-harness[test]')")
     subjects = found.callables + (found.kernels if on_gpu else [])
     if found.kernels and not on_gpu:
+        why = "no CUDA device visible" if importlib.util.find_spec("cupy") else \
+            "install cupy-cuda13x and run on a machine with a CUDA GPU"
         print(f"needs a GPU, not run: the battery on {len(found.kernels)} kernels"
-              f"{' and the sanitizers' if sanitize else ''} (install cupy-cuda13x and run on a machine "
-              "with a CUDA GPU)")
+              f"{' and the sanitizers' if sanitize else ''} ({why})")
     tests, tally = [], {}
     if subjects:
         (folder / "pytest.ini").write_text("[pytest]\n")  # the user's own pytest settings stay out

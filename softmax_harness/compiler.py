@@ -154,3 +154,10 @@ def compile_offline(path: Path, arch: str = "sm_90", extra_options=()) -> dict:
         return {"cubin": cubin, "log": log}
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+def resources(log: str) -> dict[str, tuple[int, int]]:
+    """kernel -> (registers, bytes of spill stores), from a ``-Xptxas=-v`` compile log."""
+    found = re.findall(r"Compiling entry function '(\w+)'.*?(\d+) bytes spill stores.*?Used (\d+) registers",
+                       log, flags=re.S)
+    return {kernel: (int(registers), int(spills)) for kernel, spills, registers in found}

@@ -59,10 +59,9 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def check(cwd: Path, *args: str, python: str = sys.executable) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} if python != sys.executable else None
-    return subprocess.run([python, "-m", "softmax_harness", "check", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=600, env=env)
+def check(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "softmax_harness", "check", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_path):

@@ -6,6 +6,7 @@ part, which ``--deadline`` may cut short)."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -78,8 +79,6 @@ def sanitize_all(names: list[str], bad: list[str], log) -> dict:
 
 
 def _driver_version() -> str:
-    import subprocess
-
     try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                              capture_output=True, text=True, timeout=30)
