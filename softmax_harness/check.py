@@ -187,7 +187,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     if found.kernels and not on_gpu:
         why = "no CUDA device visible" if importlib.util.find_spec("cupy") else \
             "install cupy-cuda13x and run on a machine with a CUDA GPU"
-        print(f"needs a GPU, not run: the battery on {len(found.kernels)} kernels"
+        print(f"needs a GPU, not run: the battery on {len(found.kernels)} kernel"
+              f"{'s' if len(found.kernels) != 1 else ''}"
               f"{' and the sanitizers' if sanitize else ''} ({why})")
     tests, tally = [], {}
     if subjects:

@@ -76,12 +76,6 @@ def pytest_configure(config):
                 sys.path.insert(0, folder)
     for ref in wanted:
         _import_early(ref)
-    if named_subjects(config) and not hasattr(config, "workerinput"):
-        # The battery, collected beside the project's own tests. Not imported here: Hypothesis
-        # takes a test's settings when it is decorated, so after the profile is loaded.
-        here = importlib.util.find_spec("softmax_harness.battery").origin
-        if not any(Path(a).resolve() == Path(here).resolve() for a in config.args if Path(a).is_file()):
-            config.args.append(here)
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with 'no CUDA device')")
     config.addinivalue_line("markers", "bench: a benchmark (run with -m bench)")
     path = config.getoption("--results-json")
@@ -115,7 +109,10 @@ def pytest_runtest_teardown(item):
         gpu.release_memory()
 
 
-def pytest_collection_modifyitems(config, items):
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they see the battery too
+def pytest_collection_modifyitems(session, config, items):
+    if named_subjects(config):
+        items.extend(_battery(session, items))
     if gpu.available():
         return
     skip = pytest.mark.skip(reason=gpu.SKIP_REASON)
@@ -133,6 +130,20 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(f"{name:28s} {t['checks']:7d} {t['rows']:10d} "
                                         f"{t['seconds']:8.1f} {t['max_ulps']:10.3g} "
                                         f"{t['max_bound_ratio']:14.3g}")
+
+
+def _battery(session, items) -> list:
+    """The battery's tests, collected beside the project's own when subjects are named (none if
+    the command line named the battery's file, as the check command does). Collected here, not
+    appended to the arguments: pytest drops an argument that lies under another one (the
+    package in a project's own ``.venv/``, under ``.``), and imported only now, since
+    Hypothesis takes a test's settings when it is decorated, after the profile is loaded. Its
+    node id is ``softmax_harness/battery.py::...`` wherever the package is installed."""
+    here = Path(importlib.util.find_spec("softmax_harness.battery").origin).resolve()
+    if any(getattr(item, "path", None) == here for item in items):
+        return []
+    module = pytest.Module.from_parent(session, path=here, nodeid="softmax_harness/battery.py")
+    return list(session.genitems(module))
 
 
 def _import_early(ref: str) -> None:

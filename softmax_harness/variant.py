@@ -182,10 +182,16 @@ class Variant:
         return out
 
     def _launcher(self):
-        """The header's ``launcher=module:function``, imported once."""
+        """The header's ``launcher=module:function``, imported once; the module is looked up
+        beside the kernel file too, where a user keeps a kernel's launcher."""
         if self._launch_fn is None:
+            import sys
+
             from .callables import load
 
+            folder = str(self.spec.path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.append(folder)
             self._launch_fn = load(self.spec.launcher, what=f"softmax variant {self.name!r}: launcher")
         return self._launch_fn
 

@@ -176,3 +176,26 @@ def test_a_kernel_declares_its_own_argument_order_or_a_launcher(tmp_path):
     assert (spec.geometry, spec.launcher, spec.lanes) == ("launcher", "my.mod:launch", 32)
     (spec,) = parse_file(write(tmp_path, "name=m kernel=m algorithm=safe launcher=m:f", name="m.cu"))
     assert spec.lanes == 1
+
+
+def test_a_launcher_is_imported_from_beside_its_kernel(tmp_path, monkeypatch):
+    """``launcher=module:function`` finds the module in the kernel file's folder, where a user
+    keeps it, from any working directory (and in the sanitizers' child processes, which load
+    the variant the same way); a launcher that does not import is named in one line."""
+    import sys
+
+    from softmax_harness.callables import SubjectError
+    from softmax_harness.variant import Variant
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "my_launch.py").write_text("def launch(kernel, x, out):\n    return 'launched'\n")
+    header = "name=l kernel=l algorithm=online launcher=my_launch:launch lanes=32"
+    (spec,) = parse_file(write(folder, header, name="l.cu"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    assert Variant(spec)._launcher()(None, None, None) == "launched"
+    (spec,) = parse_file(write(folder, header.replace("my_launch", "not_there"), name="n.cu"))
+    with pytest.raises(SubjectError, match="softmax variant 'l': launcher 'not_there:launch': "
+                                           "module 'not_there' does not import"):
+        Variant(spec)._launcher()
