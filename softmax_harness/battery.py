@@ -128,3 +128,18 @@ def test_output_misaligned_unlike_the_input(subject, offset, out_offset):
 @pytest.mark.parametrize("n_rows,n_cols", [(2_000_000, 3), (1_100_000, 33)])
 def test_millions_of_rows(subject, n_rows, n_cols):
     holds_every_property(subject, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
+
+
+def test_a_batch_past_element_2_31(subject):
+    """Rows past element 2^31 (2^32 for 16-bit kernels): a 32-bit row offset shows here only."""
+    from . import large_batch
+
+    if not subject.on_gpu:
+        pytest.skip("a CPU subject: 8 GiB batches are for the GPU")
+    try:
+        found = large_batch.check(subject)
+    except MemoryError as exc:
+        pytest.skip(f"too little device memory: {exc}")
+    if found:
+        prop, message = found
+        pytest.fail(f"{prop} failed for {subject.name}: {message}", pytrace=False)

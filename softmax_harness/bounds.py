@@ -14,11 +14,15 @@ involves no rounding) and y_i = exp(x_i - m) / d. A kernel's y_i carries:
   s = fl(m_t * log2 e) and c = ex2(-(m_t * log2 e - s)) (``ExpArgs`` in kernels/softmax.cuh):
   one rounding of the argument (within the argument term) and c, 2 ulp, in both the tile's
   sum and its outputs: ``SHIFT_ULPS`` more;
-* the sum d: each addition in the longest sequential chain adds at most u
-  relative error to a sum of non-negative terms (Higham, Accuracy and Stability,
-  §4.2). The chain is ceil(C / lanes) per-thread steps plus log2(lanes) tree
-  levels. Online variants also round a correction factor and a product per step,
-  so they are charged ``ONLINE_STEP_ULPS`` per step instead of one;
+* the sum d: its terms are the same exponentials, each with the errors above, so d is off by
+  their weighted mean: at most u * (E + A * sum_j y_j |x_j - m|) relative, and sum_j y_j |x_j - m|
+  (the mean gap under the softmax) is at most ln C < log2 C. Then each addition in the longest
+  sequential chain adds at most u relative error to a sum of non-negative terms (Higham,
+  Accuracy and Stability, §4.2): gamma(k) = k u / (1 - k u) for a chain of k additions, exact
+  and with no first-order truncation, so it takes no safety factor. The chain is
+  ceil(C / lanes) per-thread steps plus log2(lanes) tree levels: the declared reduction
+  structure. Online variants also round a correction factor (an exponential, 2 ulp) and a
+  product per step, so they are charged ``ONLINE_STEP_ULPS`` per step instead of one;
 * the division and the final rounding: 2 ulp.
 
 Flush-to-zero (CuPy compiles with ``-ftz=true``): any intermediate or output
@@ -26,13 +30,26 @@ below 2**-126 may become 0, so each element also gets an absolute floor of
 2**-125. Denormal outputs are thus never required; denormal inputs behave as 0.
 
 The bound is relative to |y_ref| plus the floor:
-``|y - y_ref| <= |y_ref| * u * (|x_i - m| * A + E + S * chain) + 2**-125``,
-with a safety factor ``SLACK`` on the whole (the analysis bounds first-order terms).
+``|y - y_ref| <= |y_ref| * (SLACK * u * (|x_i - m| * A + 2 E + 2 + log2 C) + gamma(S * chain)) + 2**-125``,
+with the safety factor ``SLACK`` on the terms that the analysis bounds to first order. It
+replaces ``SLACK * u * (|x_i - m| * A + E + 2 + S * chain)``, the worst case doubled, which
+at C = 2^20 over 32 lanes allowed twice the chain (a sequential sum declared as 32 lanes
+passed) and left the mean error of the sum's terms to the safety factor.
+
+The row sum (``row_sum_slack``): for a safe kernel with exact exponentials the outputs'
+numerators are the very terms of d, so their exponential and gap errors cancel in
+sum_i y_i = (sum_i e_i / d) (1 + division): only the chain, the division and the output
+rounding remain, ``gamma(chain) + SLACK * 3 u`` (plus u16 for a 16-bit output, and the FTZ floor
+per element). That slack does not follow from the per-element bound. For online or fast-math
+kernels the terms of d are not the numerators, and the slack is the sum of the per-element
+bounds (the check then follows from ``matches_reference``).
 
 Half-precision kernels (float16, bfloat16) compute in float32 from inputs that are
 exact in float32, so they carry the float32 bound plus the rounding of the output to
-16 bits: a relative u16 (2**-11, 2**-8) and, for float16, half its smallest subnormal
-spacing (2**-25) as an absolute floor. ``exp=folded`` (the 16-bit split-row kernels,
+16 bits: rounding to nearest, a relative u16 (2**-11, 2**-8) of the float32 result (no safety
+factor: one rounding, exactly bounded) and, for float16, half its smallest subnormal spacing
+(2**-25) as an absolute floor; a kernel that declares ``rounding=truncate`` gets twice both.
+``exp=folded`` (the 16-bit split-row kernels,
 ``write_softmax`` in kernels/softmax.cuh) is shifted, and writes 16-bit outputs as
 ex2(x_i * log2 e - s') with s' = fl(m * log2 e + lg2(d)), |s'| < 1024: s' is rounded
 (at most 2**-15, that is 2**9 u, in the exponent), lg2 is within about 2**-22, and the
@@ -55,7 +72,7 @@ EXP_ULPS = 2.0
 FAST_EXP_ULPS = 4.0
 SHIFT_ULPS = 8.0
 FOLD_ULPS = 384.0
-ONLINE_STEP_ULPS = 3.0
+ONLINE_STEP_ULPS = 4.0  # the add, the product, the correction factor's exponential (2 ulp)
 SLACK = 2.0
 
 
@@ -63,6 +80,12 @@ def chain_length(n_cols: int, lanes: int) -> int:
     """Longest sequential accumulation chain of a row of ``n_cols`` split over ``lanes`` threads."""
     lanes = max(1, min(lanes, max(n_cols, 1)))
     return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
+
+
+def gamma(k: float) -> float:
+    """Higham's gamma_k = k u / (1 - k u): the relative error of a chain of k float32 additions
+    of non-negative terms."""
+    return k * U / (1.0 - k * U) if k * U < 1 else math.inf
 
 
 def fast_exp_ulps(exp: str, bits: int) -> float:
@@ -73,9 +96,10 @@ def fast_exp_ulps(exp: str, bits: int) -> float:
 
 
 def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: bool = False,
-                  exp: str = "shifted", xp=np, dtype="float32"):
+                  exp: str = "shifted", xp=np, dtype="float32", rounding: str = "nearest"):
     """Allowed |y - ref| per element, for an (N, C) input ``x`` and its float64 reference,
-    for a kernel whose output is ``dtype`` (``exp``: the form of its fast exponentials)."""
+    for a kernel whose output is ``dtype`` (``exp``: the form of its fast exponentials;
+    ``rounding``: how its 16-bit outputs are rounded, ``nearest`` or ``truncate``)."""
     x64 = xp.asarray(x, dtype=xp.float64)
     n_cols = x64.shape[-1]
     with np.errstate(invalid="ignore"):
@@ -86,11 +110,33 @@ def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: boo
     fmt = dtypes.of(dtype)
     exp_ulps = fast_exp_ulps(exp, fmt.bits) if fast_math else EXP_ULPS
     arg_weight = 2.0 if fast_math else 1.0
-    rel = U * (gap * arg_weight + exp_ulps + 2.0 + step * chain_length(n_cols, lanes))
+    term_ulps = fast_exp_ulps("shifted" if exp == "folded" else exp, 32) if fast_math else EXP_ULPS
+    mean_gap = arg_weight * math.log2(max(n_cols, 2))
+    rel = SLACK * U * (gap * arg_weight + exp_ulps + term_ulps + 2.0 + mean_gap) + \
+        gamma(step * chain_length(n_cols, lanes))
+    float32 = xp.abs(ref) * rel + FTZ_FLOOR
     if fmt.bits == 32:
-        return SLACK * xp.abs(ref) * rel + FTZ_FLOOR
-    subnormal_rounding = 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
-    return SLACK * (xp.abs(ref) * (rel + fmt.u) + subnormal_rounding) + FTZ_FLOOR
+        return float32
+    # The store: within half a 16-bit ulp of the float32 result (a whole one truncating), no
+    # safety factor: it is one rounding, exactly bounded.
+    ulps = 2.0 if rounding == "truncate" else 1.0
+    subnormal_rounding = ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
+    return float32 + ulps * fmt.u * (xp.abs(ref) + float32) + subnormal_rounding
+
+
+def row_sum_slack(element_bounds, *, n_cols: int, lanes: int, algorithm: str = "safe",
+                  fast_math: bool = False, xp=np, dtype="float32", rounding: str = "nearest"):
+    """Allowed |sum_i y_i - 1| per row (see the module's text), given the per-element bounds
+    of each row, (N, C)."""
+    if algorithm == "online" or fast_math:
+        return element_bounds.sum(axis=1)
+    fmt = dtypes.of(dtype)
+    ulps = 2.0 if rounding == "truncate" else 1.0
+    store = 0.0 if fmt.bits == 32 else ulps * fmt.u
+    subnormal = 0.0 if fmt.bits == 32 else ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
+    rel = gamma(chain_length(n_cols, lanes)) + SLACK * 3 * U
+    per_row = (1 + store) * rel + store + n_cols * (FTZ_FLOOR + subnormal)
+    return xp.full(element_bounds.shape[0], per_row)
 
 
 def ulps(y, ref, xp=np, dtype="float32"):

@@ -9,7 +9,7 @@ A callable may declare what its bound depends on in an attribute::
 
 Keys: ``arrays`` (``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``),
 ``lanes`` (threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``),
-``fast_math`` and ``exp`` (as in a kernel header), ``max_cols``. The stated defaults:
+``fast_math``, ``exp`` and ``rounding`` (as in a kernel header), ``max_cols``. The stated defaults:
 ``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
 sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
 input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:
@@ -24,11 +24,12 @@ import inspect
 import numpy as np
 
 from . import gpu
-from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS
+from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS, ROUNDINGS
 from .subject import Subject
 
 ARRAYS = ("numpy", "cupy", "torch")
-DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "max_cols", "name"}
+DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding", "max_cols",
+            "name"}
 
 
 class SubjectError(ValueError):
@@ -87,7 +88,8 @@ def _declared(fn, ref: str) -> dict:
                            f"{', '.join(sorted(unknown))} "
                            f"(known: {', '.join(sorted(DECLARED))})")
     for key, allowed in (("arrays", ARRAYS), ("algorithm", ALGORITHMS), ("dtype", DTYPES),
-                         ("convention", CONVENTIONS), ("exp", FAST_EXPS)):
+                         ("convention", CONVENTIONS), ("exp", FAST_EXPS),
+                         ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
     return declared
@@ -187,5 +189,6 @@ def subject(ref: str) -> Subject:
         name=declared.get("name", ref), fn=Adapted(fn, ref, arrays, takes_out), xp=_xp(device),
         lanes=int(declared.get("lanes", 1)), algorithm=declared.get("algorithm", "online"),
         convention=declared.get("convention", "torch"), fast_math=bool(declared.get("fast_math", False)),
-        exp=declared.get("exp", "shifted"), dtype=declared.get("dtype", "float32"),
+        exp=declared.get("exp", "shifted"), rounding=declared.get("rounding", "nearest"),
+        dtype=declared.get("dtype", "float32"),
         repro=f"--subject {ref}", max_cols=declared.get("max_cols"))

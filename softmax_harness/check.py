@@ -108,8 +108,8 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
     return lines, ok
 
 
-SHORT = {"matches_reference": "matches", "sums_to_one": "sums", "order_preserved": "order",
-         "shift_invariant": "shift", "nonfinite_contract": "nonfinite", "all_written": "written",
+SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
+         "nonfinite_contract": "nonfinite", "all_written": "written",
          "no_write_outside": "outside", "input_unchanged": "input", "deterministic": "determ",
          "rows_independent": "rows", "launch": "launch"}
 

@@ -3,6 +3,7 @@ reference and the per-element bound, computed once (:class:`Observation`)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,15 +31,6 @@ def first_true(xp, mask):
     return divmod(flat, mask.shape[1])
 
 
-def quantised(x: np.ndarray, fmt) -> np.ndarray:
-    """x rounded to multiples of ``fmt.quantum`` within +-``fmt.clip``, as float32, so that
-    x + ``fmt.shift`` is exact in the format."""
-    x = x.astype(np.float32)
-    with np.errstate(invalid="ignore"):
-        q = np.round(np.clip(x, -fmt.clip, fmt.clip) / fmt.quantum) * fmt.quantum
-    return np.where(np.isfinite(x), q, x).astype(np.float32)
-
-
 def as_format(x: np.ndarray, fmt) -> np.ndarray:
     """A host array in the subject's element type (overflow to +-inf is part of the input)."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -49,6 +41,7 @@ def bound_for(subject: Subject, x, ref):
     """The allowed |y - ref| per element for ``subject`` on input ``x`` (see :mod:`bounds`)."""
     return bounds.element_bound(x, ref, lanes=subject.lanes, algorithm=subject.algorithm,
                                 fast_math=subject.fast_math, exp=subject.exp, xp=subject.xp,
+                                rounding=subject.rounding,
                                 dtype=subject.dtype)
 
 
@@ -81,6 +74,12 @@ class Observation:
         self.written = self.first.written()
         # rows whose reference is a distribution: the row-wise properties apply to them
         self.live = xp.all(self.finite, axis=1) & (self.ref.sum(axis=1) > 0)
+
+    @functools.cached_property
+    def repeat(self) -> Buffers:
+        """A second launch on the same input (``deterministic`` compares it; ``rows_independent``
+        judges only a kernel that repeats itself)."""
+        return self.again()
 
     def again(self, x_host: np.ndarray | None = None) -> Buffers:
         """Another launch, on ``x_host`` (float32, cast here) or the same input."""

@@ -41,8 +41,12 @@ Fields (``key=value``, values may be quoted):
                 (ex2.approx of (x - m) * log2 e), ``shifted`` (``ExpArgs``: x * log2 e - s, times c;
                 the default, the looser of the two) or ``folded`` (shifted, and 16-bit outputs take
                 1/d inside the exponential: ``write_softmax``)
+``rounding``    how 16-bit outputs are rounded from float: ``nearest`` (the default) or
+                ``truncate`` (towards zero: the bound then allows a whole 16-bit ulp, not half)
 ``catches``     known-bad kernels only: the property that must catch its defect
 ``defect``      known-bad kernels only: what is wrong with it
+``input``       known-bad kernels only: ``past_2_31``, the gallery hunts it with the batch past
+                element 2^31 (2^32 for 16 bits: ``large_batch``), too large for the strategies to draw
 ``sanitizer``   known-bad kernels only: a compute-sanitizer tool that must flag it (``racecheck``
                 for a race: the runner requires that tool to report it)
 """
@@ -78,10 +82,11 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {"args", "launcher",
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
-    "convention", "fast_math", "exp", "catches", "defect", "sanitizer",
+    "convention", "fast_math", "exp", "rounding", "catches", "defect", "sanitizer", "input",
 }
 SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 FAST_EXPS = ("ex2", "shifted", "folded")
+ROUNDINGS = ("nearest", "truncate")
 
 
 class HeaderError(ValueError):
@@ -115,11 +120,13 @@ class VariantSpec:
     convention: str = "torch"
     fast_math: bool = False
     exp: str = "shifted"  # the fast exponentials' form (with fast_math)
+    rounding: str = "nearest"  # of 16-bit outputs: nearest or truncate
     args: tuple[str, ...] = ("in", "out", "rows", "cols")  # the kernel's argument order, by role
     launcher: str | None = None  # module:function launching the kernel instead of a geometry
     catches: str | None = None
     defect: str | None = None
     sanitizer: str | None = None  # known-bad: the compute-sanitizer tool that must flag it
+    input: str | None = None  # known-bad: past_2_31, hunted with the large batch
 
     @property
     def known_bad(self) -> bool:
@@ -236,6 +243,8 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         raise _fail(path, line, "exp= goes with fast_math=true")
     if ("catches" in fields) != ("defect" in fields):
         raise _fail(path, line, "a known-bad kernel declares both catches= and defect=")
+    if "input" in fields and "catches" not in fields:
+        raise _fail(path, line, "input= goes with a known-bad kernel (catches= and defect=)")
     if "sanitizer" in fields and "catches" not in fields:
         raise _fail(path, line, "sanitizer= goes with a known-bad kernel (catches= and defect=)")
     return VariantSpec(
@@ -258,9 +267,11 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
         fast_math=fast_math == "true",
         exp=_choice(path, line, "exp", fields.get("exp", "shifted"), FAST_EXPS),
+        rounding=_choice(path, line, "rounding", fields.get("rounding", "nearest"), ROUNDINGS),
         args=args,
         launcher=fields.get("launcher"),
         catches=fields.get("catches"),
+        input=_choice(path, line, "input", fields["input"], ("past_2_31",)) if "input" in fields else None,
         defect=fields.get("defect"),
         sanitizer=_choice(path, line, "sanitizer", fields["sanitizer"], SANITIZERS)
         if "sanitizer" in fields else None,

@@ -32,19 +32,19 @@ VALUE_KINDS = (
     "huge",           # spread over +-FLT_MAX: x - max overflows to -inf
     "subnormal",      # subnormals, +0.0 and -0.0 (flushed to zero under -ftz)
     "signed_zeros",   # only +0.0 and -0.0
+    "plateau",        # the maximum once, every other element one value below it: the sum adds
+                      # one term C times, and its rounding errors all go one way
+    "creeping",       # a running maximum that grows a little at almost every element
+    "ties",           # a few levels, the maximum among them many times over
+    "offset",         # randn around a large constant (64 to 2^20): errors that grow with |x|
 )
 #: Where -inf goes: no mask, the first element, a padding tail, a causal prefix
-#: (row i of a batch keeps i + 1 elements), random positions, the whole row.
-MASK_KINDS = ("none", "first", "tail", "causal", "random", "full")
+#: (row i of a batch keeps i + 1 elements), random positions, the whole row, the last element,
+#: all but one random element, all but the last.
+MASK_KINDS = ("none", "first", "tail", "causal", "random", "full", "last", "all_but_one", "only_last")
 #: Poison values that the contract turns into an all-NaN row.
 SPECIAL_KINDS = ("none", "posinf", "nan")
 
-#: Row lengths that break kernels: tiny, around warp and vector widths, around powers of two.
-INTERESTING_LENGTHS = tuple(sorted(
-    {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 1000, 4097}
-    | {k * 32 + d for k in (1, 2, 3, 4, 8) for d in (-1, 0, 1)}
-    | {2**p + d for p in range(7, 15) for d in (-1, 0, 1)}
-))
 LONG_LENGTHS = (2**17 + 3, 2**20, 2**20 + 1)
 
 
@@ -106,6 +106,21 @@ def _values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
         return tiny * rng.choice([-1.0, 1.0, 0.0], n)
     if kind == "signed_zeros":
         return rng.choice([0.0, -0.0], n)
+    if kind == "plateau":
+        top = float(rng.choice([0.0, 10.0, -50.0]))
+        row = np.full(n, top - float(rng.choice([2.0**-10, 0.25, 0.6931, 1.0, 3.0])))
+        row[rng.integers(n)] = top
+        return row
+    if kind == "creeping":
+        step = float(rng.choice([2.0**-12, 2.0**-6, 0.05, 0.5]))
+        return np.cumsum(rng.uniform(0, 2 * step, n)) - rng.uniform(0, 1)
+    if kind == "ties":
+        levels = rng.standard_normal(3) * 3
+        row = rng.choice(levels, n)
+        row[rng.integers(n, size=max(1, n // 4))] = levels.max()
+        return row
+    if kind == "offset":
+        return rng.standard_normal(n) * 3 + float(rng.choice([64.0, 1000.0, 2.0**20]))
     raise ValueError(f"unknown value kind {kind!r}")
 
 
@@ -125,6 +140,13 @@ def build_row(recipe: RowRecipe, n_cols: int, row_index: int = 0) -> np.ndarray:
         row[rng.choice(n_cols, count, replace=False)] = -np.inf
     elif recipe.mask == "full":
         row[:] = -np.inf
+    elif recipe.mask == "last":
+        row[-1] = -np.inf
+    elif recipe.mask == "all_but_one":
+        keep = rng.integers(n_cols)
+        row[np.arange(n_cols) != keep] = -np.inf
+    elif recipe.mask == "only_last":
+        row[:-1] = -np.inf
     if recipe.special != "none":
         row[rng.choice(n_cols, count, replace=False)] = np.inf if recipe.special == "posinf" else np.nan
     return row
@@ -147,19 +169,32 @@ def build_batch(recipe: BatchRecipe) -> np.ndarray:
     return batch
 
 
+#: Length classes, each drawn as often as the others (:func:`lengths`): a few elements, warp
+#: edges, vector edges, powers of two.
+TINY_LENGTHS = tuple(range(1, 10))
+WARP_LENGTHS = tuple(k * 32 + d for k in (1, 2, 3, 4, 8, 32) for d in (-1, 0, 1))
+VECTOR_LENGTHS = tuple(v * k + d for v in (4, 8) for k in (5, 33, 125) for d in (-1, 1, 2, 3))
+POWER_LENGTHS = tuple(2**p + d for p in range(7, 15) for d in (-1, 0, 1))
+
+
 def lengths(max_cols: int | None = None, threads: int | None = None, *, long_rows: bool = False,
             limit: int = 20000):
-    """Row lengths: the interesting ones, the variant's own edges, and any length up to ``limit``."""
+    """Row lengths, stratified: a class is drawn first (tiny, warp edges, vector edges, powers of
+    two, the subject's own edges: its threads and its longest row, long rows with
+    ``long_rows``, any length up to ``limit``), then a length in it, so that every class is
+    reached within a small budget."""
     cap = min(limit, max_cols) if max_cols else limit
-    edges = set(INTERESTING_LENGTHS)
+    ceiling = max_cols or max(LONG_LENGTHS)
+    own = set()
     for edge in (threads, max_cols):
         if edge:
-            edges |= {edge - 1, edge, edge + 1, 4 * edge + 3}
+            own |= {edge - 1, edge, edge + 1, 4 * edge + 3}
+    classes = [TINY_LENGTHS, WARP_LENGTHS, VECTOR_LENGTHS, POWER_LENGTHS, own]
     if long_rows:
-        edges |= set(LONG_LENGTHS)
-    ceiling = max_cols or max(edges)
-    edges = sorted(e for e in edges if 1 <= e <= ceiling)
-    return st.one_of(st.sampled_from(edges), st.integers(1, max(1, cap)))
+        classes.append(LONG_LENGTHS)
+    kept = [sorted(e for e in c if 1 <= e <= ceiling) for c in classes]
+    # any length first: a failure shrinks towards that branch, and in it towards 1
+    return st.one_of(st.integers(1, max(1, cap)), *[st.sampled_from(c) for c in kept if c])
 
 
 def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):

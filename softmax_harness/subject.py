@@ -20,6 +20,7 @@ class Subject:
     convention: str = "torch"
     fast_math: bool = False
     exp: str = "shifted"  # with fast_math: the exponentials' form (registry's exp=)
+    rounding: str = "nearest"  # of 16-bit outputs (registry's rounding=)
     dtype: str = "float32"  # the element type the kernel reads and writes
     repro: str = ""  # how to name this kernel on a command line (NAME, NAME@DIR, --subject MODULE:FN)
     max_cols: int | None = None  # the longest row it takes
@@ -33,8 +34,8 @@ class Subject:
 
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
-                   convention=s.convention, fast_math=s.fast_math, exp=s.exp, dtype=s.dtype,
-                   repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile)
+                   convention=s.convention, fast_math=s.fast_math, exp=s.exp, rounding=s.rounding,
+                   dtype=s.dtype, repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile)
 
     @property
     def on_gpu(self) -> bool:

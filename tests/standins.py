@@ -30,8 +30,12 @@ def _exp_below(a, b, guard):
     return np.where(a == -np.inf, np.float32(0), e) if guard else e
 
 
-def _online_lanes(x, out, guard):
-    """Online softmax the way a warp does it: 32 lanes, strided elements, butterfly merge."""
+def online_lanes(x, out, guard=True, merge="ok", skip_lane0=False, stale=False):
+    """Online softmax the way a warp does it: 32 lanes, strided elements, butterfly merge.
+    ``guard``: (-inf) - (-inf) taken as 0 in the steps and merges; the defects of
+    ``tests/mutants.py``: ``merge`` ``one_side`` (only the left state rescaled) or ``unguarded``
+    (the merge alone unguarded), ``skip_lane0`` (lane 0 never rescales for a new maximum),
+    ``stale`` (a new maximum's rescale skipped after the first step)."""
     n, c = x.shape
     width = -(-c // LANES) * LANES
     padded = np.full((n, width), -np.inf, np.float32)
@@ -42,25 +46,34 @@ def _online_lanes(x, out, guard):
         for j in range(0, width, LANES):
             v = padded[:, j:j + LANES]
             mj = np.fmax(m, v)
-            d = d * _exp_below(m, mj, guard) + _exp_below(v, mj, guard)
+            factor = _exp_below(m, mj, guard)
+            if skip_lane0:
+                factor[:, 0] = np.where(v[:, 0] > m[:, 0], np.float32(1), factor[:, 0])
+            if stale and j:
+                factor = np.where(mj > m, np.float32(1), factor)
+            d = (d * factor + _exp_below(v, mj, guard)).astype(np.float32)
             m = mj
         offset = LANES // 2
         while offset:
             partner = np.arange(LANES) ^ offset
             mo, do = m[:, partner], d[:, partner]
             mj = np.fmax(m, mo)
-            d = d * _exp_below(m, mj, guard) + do * _exp_below(mo, mj, guard)
+            if merge == "one_side":
+                d = (d * _exp_below(m, mj, guard) + do).astype(np.float32)
+            else:
+                merged = guard and merge != "unguarded"
+                d = (d * _exp_below(m, mj, merged) + do * _exp_below(mo, mj, merged)).astype(np.float32)
             m = mj
             offset //= 2
-        out[...] = np.exp(x - m[:, :1]) / d[:, :1]
+        out[...] = (_exp_below(x, m[:, :1], guard) / d[:, :1]).astype(out.dtype)
 
 
 def online_guarded(x, out):
-    _online_lanes(x, out, guard=True)
+    online_lanes(x, out, guard=True)
 
 
 def nan_merge(x, out):
-    _online_lanes(x, out, guard=False)
+    online_lanes(x, out, guard=False)
 
 
 def skipped_tail(x, out):

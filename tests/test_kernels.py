@@ -11,6 +11,7 @@ import softmax_harness
 from softmax_harness.battery import (  # noqa: F401  (collected here: the battery is this module's)
     MIXED,
     holds_every_property,
+    test_a_batch_past_element_2_31,
     test_classic_failures_of_online_kernels,
     test_every_property_holds_on_adversarial_batches,
     test_lengths_around_the_variant_edges,

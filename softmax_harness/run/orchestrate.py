@@ -5,6 +5,7 @@ part, which ``--deadline`` may cut short)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
 import subprocess
 import sys
@@ -57,24 +58,34 @@ def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, dea
 
 def sanitize_all(names: list[str], bad: list[str], log) -> dict:
     """Every tool over every correct variant (zero reports required), and each known-bad kernel
-    that declares ``sanitizer=TOOL`` under that tool (which must flag it)."""
-    results = {}
-    for tool in TOOLS:
-        started = time.time()
-        print(f"gpu-check: compute-sanitizer --tool={tool} over {len(names)} variants ...", flush=True)
-        r = sanitize(tool, names)
-        results[tool] = {**r, "name": tool, "seconds": round(time.time() - started, 1)}
-        log.write(f"===== sanitizer {tool}\n{r['output']}\n")
+    that declares ``sanitizer=TOOL`` under that tool (which must flag it). The runs are
+    independent child processes and the sanitizers keep the GPU mostly idle, so they run at once
+    (the longest, racecheck on the racy kernel, sets the time)."""
+    jobs = [(tool, tool, names, False) for tool in TOOLS]
     for v in (catalog.variant(ref) for ref in bad):
-        if v.spec.sanitizer is None:
-            continue
+        if v.spec.sanitizer is not None:
+            jobs.append((f"{v.spec.sanitizer}_flags_{v.name}", v.spec.sanitizer, [v.ref], True))
+    for _, tool, refs, must_flag in jobs:
+        over = refs[0] if must_flag else f"{len(refs)} variants"
+        print(f"gpu-check: compute-sanitizer --tool={tool} over {over} ...", flush=True)
+
+    def one(job):
+        key, tool, refs, must_flag = job
         started = time.time()
-        r = sanitize(v.spec.sanitizer, [v.ref])
-        key = f"{v.spec.sanitizer}_flags_{v.name}"
-        results[key] = {**r, "ok": bool(r["errors"]), "name": key, "seconds": round(time.time() - started, 1)}
-        log.write(f"===== sanitizer {v.spec.sanitizer} on {v.ref} (must flag it)\n{r['output']}\n")
+        r = sanitize(tool, refs)
+        ok = bool(r["errors"]) if must_flag else r["ok"]
+        return key, {**r, "ok": ok, "name": key, "seconds": round(time.time() - started, 1)}, must_flag
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        done = list(pool.map(one, jobs))
+    results = {}
+    for key, value, must_flag in done:
+        results[key] = value
+        what = f"{value['tool']} on {value['variants'][0]} (must flag it)" if must_flag else value["tool"]
+        log.write(f"===== sanitizer {what}\n{value['output']}\n")
     for key, value in results.items():
-        print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']}", flush=True)
+        print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']} "
+              f"({value['seconds']} s)", flush=True)
     return results
 
 

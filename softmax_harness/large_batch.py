@@ -1,0 +1,107 @@
+"""One batch past element 2^31 (2^32 for a 16-bit kernel: the same 8 GiB), on the GPU.
+
+A kernel that forms a row's offset in 32 bits (``int row * n_cols``, ``unsigned``) passes every
+batch the strategies draw and faults, or writes the wrong rows, here. The batch is too large for
+the host-side checks, so it is built on the device (standard normal rows, the outputs poisoned
+with NaN first) and judged on the rows around the 32-bit boundaries and the last: against the
+float64 reference and the bound, and for being written at all. Batches this large take a lock,
+so that parallel test processes on one GPU build one at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import dtypes
+from .buffers import bits
+from .observation import as64, bound_for
+from .reference import reference_softmax
+
+LOCK = Path(tempfile.gettempdir()) / "softmax-harness-large-batch.lock"
+N_COLS = 4096
+
+
+def shape_for(subject) -> tuple[int, int]:
+    """Rows of ``N_COLS`` (or the subject's longest) reaching two rows past element 2^31 (fp32)
+    or 2^32 (16-bit)."""
+    n_cols = N_COLS if subject.supports(N_COLS) else subject.max_cols
+    past = 2**31 if dtypes.of(subject.dtype).bits == 32 else 2**32
+    return past // n_cols + 2, n_cols
+
+
+@contextlib.contextmanager
+def _one_at_a_time():
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _normal_rows(xp, n_rows: int, n_cols: int, fmt):
+    """Standard normal rows in ``fmt``, made a slice at a time (no float32 copy of it all);
+    bfloat16 rounded to nearest even from the float32 bits."""
+    x = xp.empty((n_rows, n_cols), dtype=fmt.uint)
+    step = max(1, 2**27 // n_cols)
+    for start in range(0, n_rows, step):
+        chunk = xp.random.standard_normal((min(step, n_rows - start), n_cols), dtype=np.float32)
+        if fmt.bits == 32:
+            x[start:start + len(chunk)] = chunk.view(fmt.uint)
+        elif fmt.name == "float16":
+            x[start:start + len(chunk)] = chunk.astype(np.float16).view(fmt.uint)
+        else:
+            u = chunk.view(np.uint32)
+            x[start:start + len(chunk)] = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return x.view(fmt.numpy())
+
+
+def check(subject) -> tuple[str, str] | None:
+    """(property, message) for the first failure on the batch past element 2^31, or None.
+    Raises ``MemoryError`` where the device has too little free memory for it."""
+    xp = subject.xp
+    fmt = dtypes.of(subject.dtype)
+    dtype = fmt.numpy()
+    n_rows, n_cols = shape_for(subject)
+    need = 2 * n_rows * n_cols * dtype.itemsize
+    with _one_at_a_time():
+        free = xp.cuda.Device().mem_info[0]
+        if need * 1.25 > free:
+            raise MemoryError(f"a ({n_rows}, {n_cols}) batch needs {need / 2**30:.1f} GiB, "
+                              f"{free / 2**30:.1f} GiB free")
+        x = out = None
+        try:
+            x = _normal_rows(xp, n_rows, n_cols, fmt)
+            out = xp.full((n_rows, n_cols), fmt.poison, dtype=fmt.uint).view(dtype)
+            try:
+                subject.fn(x, out)
+                xp.cuda.Device().synchronize()
+            except Exception as exc:  # noqa: BLE001 - the kernel's own failure is the finding
+                return "launch", (f"{subject.name} on a ({n_rows}, {n_cols}) {subject.dtype} batch "
+                                  f"(past element 2^31): {type(exc).__name__}: {exc}")
+            boundary = (2**31 if dtype.itemsize == 4 else 2**32) // n_cols
+            rows = sorted({0, boundary - 1, boundary, boundary + 1, n_rows - 1})
+            xs, ys = as64(xp, x[rows]).astype(xp.float32), out[rows]
+            ref = reference_softmax(xs)
+            y64 = as64(xp, ys)
+            unwritten = bits(xp, ys) == fmt.poison
+            if bool(unwritten.any()):
+                r, c = divmod(int(xp.argmax(unwritten.ravel())), n_cols)
+                return "all_written", (f"{subject.name} left row {rows[r]} (of {n_rows}, {n_cols} columns) "
+                                       f"unwritten from column {c}: a 32-bit row offset?")
+            ratio = xp.abs(y64 - ref) / bound_for(subject, xs, ref)
+            worst = float(ratio.max())
+            if worst > 1:
+                r = int(xp.argmax(ratio.max(axis=1)))
+                return "matches_reference", (f"{subject.name}: row {rows[r]} of a ({n_rows}, {n_cols}) batch "
+                                             f"is {worst:.3g} times its bound: a 32-bit row offset?")
+            return None
+        finally:
+            del x, out
+            with contextlib.suppress(Exception):
+                xp.get_default_memory_pool().free_all_blocks()
