@@ -130,16 +130,24 @@ def test_millions_of_rows(subject, n_rows, n_cols):
     holds_every_property(subject, BatchRecipe(n_cols, MIXED, n_rows=n_rows))
 
 
-def test_a_batch_past_element_2_31(subject):
-    """Rows past element 2^31 (2^32 for 16-bit kernels): a 32-bit row offset shows here only."""
-    from . import large_batch
+def test_a_batch_past_element_2_31(subject_ref):
+    """Rows past element 2^31 (2^32 for 16-bit kernels): a 32-bit row offset shows here only.
+    In a child process: a kernel that faults there poisons only that process's context."""
+    from . import gpu, large_batch
+    from .properties import PropertyFailure
+    from .run.isolation import IsolatedFailure, run_isolated
 
-    if not subject.on_gpu:
+    if not gpu.available():
+        pytest.skip(gpu.SKIP_REASON)
+    if not catalog.subject(subject_ref).on_gpu:
         pytest.skip("a CPU subject: 8 GiB batches are for the GPU")
     try:
-        found = large_batch.check(subject)
-    except MemoryError as exc:
-        pytest.skip(f"too little device memory: {exc}")
+        found = run_isolated(large_batch.check_ref, subject_ref, timeout=300,
+                             what=f"{subject_ref} on the batch past element 2^31")
+    except IsolatedFailure as exc:
+        if isinstance(exc.__cause__, MemoryError):
+            pytest.skip(f"too little device memory: {exc.__cause__}")
+        found = ("launch", f"launch failed for {subject_ref}: {exc}")
     if found:
         prop, message = found
-        pytest.fail(f"{prop} failed for {subject.name}: {message}", pytrace=False)
+        raise PropertyFailure({prop: message if message.startswith(prop) else f"{prop} failed: {message}"})

@@ -61,6 +61,13 @@ def _normal_rows(xp, n_rows: int, n_cols: int, fmt):
     return x.view(fmt.numpy())
 
 
+def check_ref(ref: str) -> tuple[str, str] | None:
+    """:func:`check` on the subject that ``ref`` names (for a child process)."""
+    from . import catalog
+
+    return check(catalog.subject(ref))
+
+
 def check(subject) -> tuple[str, str] | None:
     """(property, message) for the first failure on the batch past element 2^31, or None.
     Raises ``MemoryError`` where the device has too little free memory for it."""
