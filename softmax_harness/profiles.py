@@ -9,6 +9,7 @@ kernels run with exactly that).
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from hypothesis import HealthCheck, settings
@@ -26,3 +27,32 @@ settings.register_profile("thorough", max_examples=1000, deadline=None,
 def default() -> str:
     """The profile for this environment: ``ci`` under ``CI=true`` (or ``CI=1``), else ``dev``."""
     return "ci" if os.environ.get("CI", "").lower() in ("1", "true", "yes") else "dev"
+
+
+@contextlib.contextmanager
+def fixed_examples():
+    """Within it, a seeded or derandomised test draws the same examples whatever else is
+    imported: Hypothesis (since 6.131) mixes into its draws the literal constants of every
+    local module loaded, so which test modules pytest collects changed the batches the battery
+    and the hunts drew. Here that pool is empty. Hypothesis' internals: where they differ, this
+    does nothing."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover - another Hypothesis layout
+        yield
+        return
+    original = getattr(providers, "_get_local_constants", None)
+    if original is None or not hasattr(providers, "Constants"):
+        yield
+        return
+    empty = providers.Constants()
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    providers._get_local_constants = lambda: empty
+    if cache is not None:
+        cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        if cache is not None:
+            cache.clear()

@@ -104,12 +104,12 @@ def input_unchanged(o: Observation) -> Finding | None:
 
 
 def nonfinite_contract(o: Observation) -> Finding | None:
-    xp = o.xp
-    where = first_true(xp, xp.isnan(o.y64) != ~o.finite)
+    xp = o.xp  # judged on what the kernel wrote: an element left poisoned is all_written's
+    where = first_true(xp, (xp.isnan(o.y64) != ~o.finite) & o.written)
     if where is None:
         masked = (o.x == -xp.inf) & o.finite
         full = o.finite & (o.ref == 0) & xp.all(o.x == -xp.inf, axis=1, keepdims=True)
-        where = first_true(xp, (masked | full) & (o.y64 != 0))
+        where = first_true(xp, (masked | full) & (o.y64 != 0) & o.written)
     if where is None:
         return None
     return Finding("NaN must appear exactly where the reference has it, and masked (-inf) entries must "
@@ -123,17 +123,18 @@ def matches_reference(o: Observation) -> Finding | None:
 
 def sums_to_one(o: Observation) -> Finding | None:
     xp = o.xp
-    if not bool(o.live.any()):
+    live = o.live & xp.all(o.written, axis=1)  # a row with poison left in it is all_written's
+    if not bool(live.any()):
         return None
     total = xp.where(o.finite, o.y64, 0.0).sum(axis=1)
     sub = o.subject
     slack = bounds.row_sum_slack(o.bound, n_cols=o.x.shape[1], lanes=sub.lanes, algorithm=sub.algorithm,
                                  fast_math=sub.fast_math, xp=xp, dtype=sub.dtype, rounding=sub.rounding)
-    row_bad = o.live & ~(xp.abs(total - 1.0) <= slack)
+    row_bad = live & ~(xp.abs(total - 1.0) <= slack)
     if bool(row_bad.any()):
         r = int(xp.argmax(row_bad))
         return Finding(f"row {r} sums to {float(total[r])!r} (allowed |sum - 1| <= {float(slack[r]):.3g})")
-    where = first_true(xp, o.live[:, None] & ~((o.y64 >= 0) & (o.y64 <= 1)))
+    where = first_true(xp, live[:, None] & ~((o.y64 >= 0) & (o.y64 <= 1)))
     return Finding("an output lies outside [0, 1]", where) if where else None
 
 

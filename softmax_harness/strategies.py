@@ -37,6 +37,8 @@ VALUE_KINDS = (
     "creeping",       # a running maximum that grows a little at almost every element
     "ties",           # a few levels, the maximum among them many times over
     "offset",         # randn around a large constant (64 to 2^20): errors that grow with |x|
+    "ramp",           # gaps to the maximum spread evenly over 0 ... 110: outputs over the whole
+                      # float32 range, down past the flush-to-zero floor
 )
 #: Where -inf goes: no mask, the first element, a padding tail, a causal prefix
 #: (row i of a batch keeps i + 1 elements), random positions, the whole row, the last element,
@@ -119,6 +121,8 @@ def _values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
         row = rng.choice(levels, n)
         row[rng.integers(n, size=max(1, n // 4))] = levels.max()
         return row
+    if kind == "ramp":
+        return rng.permutation(-np.linspace(0.0, 110.0, n)) + float(rng.choice([0.0, 30.0, -200.0]))
     if kind == "offset":
         return rng.standard_normal(n) * 3 + float(rng.choice([64.0, 1000.0, 2.0**20]))
     raise ValueError(f"unknown value kind {kind!r}")
@@ -212,14 +216,18 @@ def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):
 
 @st.composite
 def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: int = 2**22,
-            aligned_only: bool = False):
+            aligned_only: bool = False, rows_first: bool = False):
     """Batches mixing many row recipes of one length, with the row count sometimes far
     larger (multi-row and grid-stride paths) and base pointers sometimes misaligned, the
-    output sometimes differently from the input."""
+    output sometimes differently from the input. Where the two do not fit ``max_elements``,
+    the length wins (the row count is cut), or with ``rows_first`` the row count (the length
+    is cut): so a small budget still reaches batches of 70001 rows, past 65535."""
     n_cols = draw(lens if lens is not None else lengths())
     kinds = draw(st.lists(rows if rows is not None else row_recipes(), min_size=1, max_size=max_kinds))
     room = max(1, max_elements // n_cols)
     n_rows = draw(st.sampled_from([len(kinds), 1, 257, 4099, 70001]))
+    if rows_first and n_rows > room:
+        n_cols, room = max(1, max_elements // n_rows), n_rows
     n_rows = max(1, min(n_rows, room))
     offset, out_offset = 0, None
     if not aligned_only:
@@ -237,4 +245,17 @@ CLASSIC = (
     BatchRecipe(n_cols=1000, rows=(RowRecipe(mask="tail", cut=0.25),)),    # padding mask
     BatchRecipe(n_cols=64, rows=(RowRecipe(mask="full"), RowRecipe())),    # fully masked row
     BatchRecipe(n_cols=4097, rows=(RowRecipe(values="huge"),), offset=1),  # overflow + misaligned
+)
+
+#: A stratified design, for a hunt to try before it draws: each value kind on a long row (plain,
+#: with a padding tail, with random -inf) and the shapes a small budget rarely reaches (past
+#: 65535 rows; a row past 2^17 of each kind that sums one term many times).
+STRATA = tuple(
+    BatchRecipe(n_cols=4097, rows=(RowRecipe(values=v, seed=i), RowRecipe(values=v, mask="tail", seed=i + 1),
+                                   RowRecipe(values=v, mask="random", count=3, seed=i + 2)), offset=i % 4)
+    for i, v in enumerate(VALUE_KINDS)
+) + (
+    BatchRecipe(n_cols=2, rows=(RowRecipe(), RowRecipe(mask="first")), n_rows=70001),
+    BatchRecipe(n_cols=2**17 + 3, rows=(RowRecipe(values="plateau", seed=1),)),
+    BatchRecipe(n_cols=2**17 + 3, rows=(RowRecipe(values="creeping", seed=1),)),
 )

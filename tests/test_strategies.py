@@ -76,3 +76,46 @@ def test_the_hypothesis_profile_follows_the_environment(monkeypatch):
     assert profiles.default() == "dev"
     monkeypatch.delenv("CI")
     assert profiles.default() == "dev"
+
+
+def test_the_examples_do_not_change_with_what_else_is_imported(tmp_path, monkeypatch):
+    """Hypothesis mixes the constants of every local module loaded into its draws, so a seeded
+    hunt drew other batches when pytest collected other test modules; under
+    ``profiles.fixed_examples`` (the battery, the gallery and the mutation hunts) it does not."""
+    import importlib
+    import sys
+
+    from hypothesis import Phase, seed, settings
+
+    from softmax_harness import profiles
+
+    def drawn(fixed: bool) -> list:
+        seen = []
+
+        @seed(7)
+        @settings(max_examples=60, database=None, phases=[Phase.generate], deadline=None)
+        @given(recipe=batches(lengths(limit=5000), max_elements=2**14))
+        def collect(recipe):
+            seen.append(recipe)
+
+        if fixed:
+            with profiles.fixed_examples():
+                collect()
+        else:
+            collect()
+        return seen
+
+    before = drawn(True)
+    constants = ", ".join(str(n) for n in (4093, 77777, 123457, 2**31 - 7, 999983, 31337, 4099, 3001))
+    (tmp_path / "many_constants.py").write_text(f"VALUES = [{constants}]\nRATIOS = [0.123, 9.5e-7, 1e30]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("many_constants")
+    try:
+        assert drawn(True) == before
+        # what the fix is for: Hypothesis took the new module's constants into its pool, and
+        # outside fixed_examples draws from it
+        from hypothesis.internal.conjecture import providers
+
+        assert 77777 in providers._get_local_constants().integers
+    finally:
+        sys.modules.pop("many_constants", None)
