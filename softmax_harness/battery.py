@@ -147,7 +147,7 @@ def test_a_batch_past_element_2_31(subject_ref):
     except IsolatedFailure as exc:
         if isinstance(exc.__cause__, MemoryError):
             pytest.skip(f"too little device memory: {exc.__cause__}")
-        found = ("launch", f"launch failed for {subject_ref}: {exc}")
+        found = ("launch", str(exc))
     if found:
         prop, message = found
-        raise PropertyFailure({prop: message if message.startswith(prop) else f"{prop} failed: {message}"})
+        raise PropertyFailure({prop: f"{prop} failed on the batch past element 2^31: {message}"})

@@ -88,6 +88,15 @@ def gamma(k: float) -> float:
     return k * U / (1.0 - k * U) if k * U < 1 else math.inf
 
 
+def store_rounding(fmt, rounding: str) -> tuple[float, float]:
+    """The rounding of a 16-bit store of a float32 result: (relative, absolute), half an ulp
+    (a whole one truncating) and as much of the smallest subnormal spacing; none for float32."""
+    if fmt.bits == 32:
+        return 0.0, 0.0
+    ulps = 2.0 if rounding == "truncate" else 1.0
+    return ulps * fmt.u, ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
+
+
 def fast_exp_ulps(exp: str, bits: int) -> float:
     """What a fast exponential of form ``exp`` (``ex2``, ``shifted``, ``folded``) is charged, for
     outputs of ``bits``."""
@@ -117,11 +126,9 @@ def element_bound(x, ref, *, lanes: int, algorithm: str = "safe", fast_math: boo
     float32 = xp.abs(ref) * rel + FTZ_FLOOR
     if fmt.bits == 32:
         return float32
-    # The store: within half a 16-bit ulp of the float32 result (a whole one truncating), no
-    # safety factor: it is one rounding, exactly bounded.
-    ulps = 2.0 if rounding == "truncate" else 1.0
-    subnormal_rounding = ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
-    return float32 + ulps * fmt.u * (xp.abs(ref) + float32) + subnormal_rounding
+    # The store: one rounding, exactly bounded, so no safety factor.
+    relative, absolute = store_rounding(fmt, rounding)
+    return float32 + relative * (xp.abs(ref) + float32) + absolute
 
 
 def row_sum_slack(element_bounds, *, n_cols: int, lanes: int, algorithm: str = "safe",
@@ -130,10 +137,7 @@ def row_sum_slack(element_bounds, *, n_cols: int, lanes: int, algorithm: str = "
     of each row, (N, C)."""
     if algorithm == "online" or fast_math:
         return element_bounds.sum(axis=1)
-    fmt = dtypes.of(dtype)
-    ulps = 2.0 if rounding == "truncate" else 1.0
-    store = 0.0 if fmt.bits == 32 else ulps * fmt.u
-    subnormal = 0.0 if fmt.bits == 32 else ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
+    store, subnormal = store_rounding(dtypes.of(dtype), rounding)
     rel = gamma(chain_length(n_cols, lanes)) + SLACK * 3 * U
     per_row = (1 + store) * rel + store + n_cols * (FTZ_FLOOR + subnormal)
     return xp.full(element_bounds.shape[0], per_row)

@@ -2,10 +2,11 @@
 
 A kernel that forms a row's offset in 32 bits (``int row * n_cols``, ``unsigned``) passes every
 batch the strategies draw and faults, or writes the wrong rows, here. The batch is too large for
-the host-side checks, so it is built on the device (standard normal rows, the outputs poisoned
-with NaN first) and judged on the rows around the 32-bit boundaries and the last: against the
-float64 reference and the bound, and for being written at all. Batches this large take a lock,
-so that parallel test processes on one GPU build one at a time.
+the host-side checks, so it is built on the device (standard normal rows, the outputs first
+filled with the format's poison, a NaN payload) and judged on the rows around the 32-bit
+boundaries and the last: against the float64 reference and the bound, and for being written at
+all. Batches this large take a lock, so that parallel test processes on one GPU build one at a
+time.
 """
 
 from __future__ import annotations
