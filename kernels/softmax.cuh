@@ -15,3 +15,4 @@
 #include "include/exp.cuh"
 #include "include/store.cuh"
 #include "include/tile.cuh"
+#include "include/block_row.cuh"

@@ -21,7 +21,7 @@ from hypothesis.control import currently_in_test_context
 from . import callables, catalog
 from .properties import check_recipe
 from .registry import SANITIZERS
-from .strategies import CLASSIC, BatchRecipe, RowRecipe, batches, lengths
+from .strategies import CLASSIC, STRATA, BatchRecipe, RowRecipe, batches, lengths
 
 #: One row of each kind that breaks kernels, for the tests that pick lengths themselves.
 MIXED = tuple(RowRecipe(values=v, mask=m, seed=i) for i, (v, m) in enumerate(
@@ -92,6 +92,15 @@ def test_classic_failures_of_online_kernels(subject, recipe):
     holds_every_property(subject, recipe)
 
 
+def test_the_stratified_design(subject):
+    """Every value kind on a long row (plain, with a padding tail, with random -inf), past 65535
+    rows, and rows past 2^17 that add one term many times: what a small example budget reaches
+    rarely (``strategies.STRATA``)."""
+    for recipe in STRATA:
+        if subject.supports(recipe.n_cols):
+            holds_every_property(subject, recipe)
+
+
 @pytest.mark.parametrize("n_cols", [1, 2, 31, 33, 1000, 4097])
 @pytest.mark.parametrize("offset", [0, 1])
 def test_masked_rows_at_awkward_lengths(subject, n_cols, offset):
@@ -151,3 +160,17 @@ def test_a_batch_past_element_2_31(subject_ref):
     if found:
         prop, message = found
         raise PropertyFailure({prop: f"{prop} failed on the batch past element 2^31: {message}"})
+
+
+def test_the_output_is_ready_when_the_callers_stream_is(subject):
+    """A kernel launched on a stream of its own passes every check that waits for the device, and
+    fails a caller who reads the output after their own stream (see :mod:`streams`)."""
+    from . import streams
+    from .properties import PropertyFailure
+
+    if not subject.on_gpu:
+        pytest.skip("a CPU subject: it has no streams")
+    found = streams.check(subject)
+    if found:
+        prop, message = found
+        raise PropertyFailure({prop: f"{prop} failed on the caller's stream: {message}"})

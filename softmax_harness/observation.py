@@ -41,8 +41,8 @@ def bound_for(subject: Subject, x, ref):
     """The allowed |y - ref| per element for ``subject`` on input ``x`` (see :mod:`bounds`)."""
     return bounds.element_bound(x, ref, lanes=subject.lanes, algorithm=subject.algorithm,
                                 fast_math=subject.fast_math, exp=subject.exp, xp=subject.xp,
-                                rounding=subject.rounding,
-                                dtype=subject.dtype)
+                                rounding=subject.rounding, dtype=subject.dtype,
+                                chain=subject.chain(x.shape[-1]))
 
 
 @dataclass

@@ -129,7 +129,8 @@ def sums_to_one(o: Observation) -> Finding | None:
     total = xp.where(o.finite, o.y64, 0.0).sum(axis=1)
     sub = o.subject
     slack = bounds.row_sum_slack(o.bound, n_cols=o.x.shape[1], lanes=sub.lanes, algorithm=sub.algorithm,
-                                 fast_math=sub.fast_math, xp=xp, dtype=sub.dtype, rounding=sub.rounding)
+                                 fast_math=sub.fast_math, xp=xp, dtype=sub.dtype, rounding=sub.rounding,
+                                 chain=sub.chain(o.x.shape[1]))
     row_bad = live & ~(xp.abs(total - 1.0) <= slack)
     if bool(row_bad.any()):
         r = int(xp.argmax(row_bad))

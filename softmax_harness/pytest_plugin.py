@@ -109,6 +109,15 @@ def pytest_runtest_teardown(item):
         gpu.release_memory()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """The battery's tests draw the same examples whatever else pytest collects."""
+    function = getattr(item, "function", None)
+    battery = getattr(function, "__module__", None) == "softmax_harness.battery"
+    with profiles.fixed_examples() if battery else contextlib.nullcontext():
+        yield
+
+
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect: they see the battery too
 def pytest_collection_modifyitems(session, config, items):
     if named_subjects(config):

@@ -45,8 +45,11 @@ Fields (``key=value``, values may be quoted):
                 ``truncate`` (towards zero: the bound then allows a whole 16-bit ulp, not half)
 ``catches``     known-bad kernels only: the property that must catch its defect
 ``defect``      known-bad kernels only: what is wrong with it
-``input``       known-bad kernels only: ``past_2_31``, the gallery hunts it with the batch past
-                element 2^31 (2^32 for 16 bits: ``large_batch``), too large for the strategies to draw
+``input``       known-bad kernels only: the one fixed trial the gallery hunts it with, for a defect
+                the strategies never draw: ``past_2_31`` (the batch past element 2^31, 2^32 for
+                16 bits: ``large_batch``), ``many_rows`` (70000 rows, past a grid's 65535 in y
+                and z) or ``busy_stream`` (the output read once the caller's stream is done,
+                with the GPU held busy: ``streams``)
 ``sanitizer``   known-bad kernels only: a compute-sanitizer tool that must flag it (``racecheck``
                 for a race: the runner requires that tool to report it)
 """
@@ -79,6 +82,7 @@ DTYPES = ("float32", "float16", "bfloat16")
 
 _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+INPUTS = ("past_2_31", "many_rows", "busy_stream")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
 _KNOWN = set(_REQUIRED) | {"args", "launcher",
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
@@ -126,7 +130,7 @@ class VariantSpec:
     catches: str | None = None
     defect: str | None = None
     sanitizer: str | None = None  # known-bad: the compute-sanitizer tool that must flag it
-    input: str | None = None  # known-bad: past_2_31, hunted with the large batch
+    input: str | None = None  # known-bad: the gallery's fixed trial (INPUTS)
 
     @property
     def known_bad(self) -> bool:
@@ -271,7 +275,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         args=args,
         launcher=fields.get("launcher"),
         catches=fields.get("catches"),
-        input=_choice(path, line, "input", fields["input"], ("past_2_31",)) if "input" in fields else None,
+        input=_choice(path, line, "input", fields["input"], INPUTS) if "input" in fields else None,
         defect=fields.get("defect"),
         sanitizer=_choice(path, line, "sanitizer", fields["sanitizer"], SANITIZERS)
         if "sanitizer" in fields else None,

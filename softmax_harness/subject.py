@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import bounds, dtypes
+
 
 @dataclass
 class Subject:
@@ -41,6 +43,13 @@ class Subject:
     def on_gpu(self) -> bool:
         """Whether it runs on device arrays (it needs a CUDA GPU)."""
         return self.xp.__name__ != "numpy"
+
+    def chain(self, n_cols: int) -> int | None:
+        """Its longest accumulation chain on rows of ``n_cols`` where ``lanes`` does not give it
+        (a split-row kernel's follows its plan), else None."""
+        if not self.tile:
+            return None
+        return bounds.split_row_chain(n_cols, self.threads, self.tile, 128 // dtypes.of(self.dtype).bits)
 
     def supports(self, n_cols: int) -> bool:
         return self.max_cols is None or n_cols <= self.max_cols

@@ -18,6 +18,8 @@ from softmax_harness.battery import (  # noqa: F401  (collected here: the batter
     test_masked_rows_at_awkward_lengths,
     test_millions_of_rows,
     test_output_misaligned_unlike_the_input,
+    test_the_output_is_ready_when_the_callers_stream_is,
+    test_the_stratified_design,
 )
 from softmax_harness.properties import Subject, check_recipe
 from softmax_harness.strategies import CLASSIC, BatchRecipe, batches, lengths
@@ -98,3 +100,21 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
     subject.fn, subject.name, subject.repro = softmax_harness.softmax, f"softmax->{chosen.name}", chosen.name
     report = check_recipe(subject, recipe)
     report.raise_if_failed()
+
+
+def test_the_bound_holds_and_is_tight_from_1_to_2_20(variant):
+    """At every length from 1 to 2^20, on rows that load each term of the bound
+    (:mod:`softmax_harness.tightness`), the largest error is within the bound; for a safe float32
+    kernel with exact exponentials it also reaches a quarter of it at every length from 2 (at
+    C = 1 the output is exactly 1): a bound far above what correct kernels reach lets defects
+    through."""
+    from softmax_harness import tightness
+
+    subject = Subject.of(variant)
+    points = tightness.sweep(subject)
+    over = [p for p in points if not p.ratio <= 1]
+    assert not over, f"{variant.name} exceeds its bound: {over[:3]}"
+    if subject.algorithm == "safe" and not subject.fast_math and subject.dtype == "float32":
+        worst = tightness.worst_by_length(points, 32)
+        loose = {n: round(p.ratio, 3) for n, p in worst.items() if n > 1 and p.ratio < 0.25}
+        assert not loose, f"{variant.name}: the bound is over 4x the largest error at lengths {loose}"

@@ -4,10 +4,35 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, given, settings
 
-from .. import catalog, profiles  # noqa: F401  (profiles: the child needs the same ci profile)
+from .. import catalog, profiles  # profiles: also the child's ci profile
 from ..properties import check_recipe
-from ..strategies import batches, lengths
+from ..strategies import STRATA, BatchRecipe, RowRecipe, batches, lengths
 from ..subject import Subject
+
+MANY_ROWS = 70_000  # past the 65535 blocks of a grid's y and z dimensions
+
+
+def _many_rows(subject, prop):
+    recipe = BatchRecipe(33, (RowRecipe(values="randn", seed=1),), n_rows=MANY_ROWS)
+    failures = check_recipe(subject, recipe, properties=(prop,)).failures
+    return next(iter(failures.items()), None)
+
+
+def _past_2_31(subject, prop):
+    from ..large_batch import check
+
+    return check(subject)
+
+
+def _busy_stream(subject, prop):
+    from ..streams import check
+
+    return check(subject)
+
+
+#: The trials for a known-bad kernel's ``input=``: each gives (property, message) for what it
+#: finds, or None. Each is one fixed input the strategies would never draw.
+TRIALS = {"many_rows": _many_rows, "past_2_31": _past_2_31, "busy_stream": _busy_stream}
 
 
 def hunt(name: str, profile: str = "ci") -> dict:
@@ -31,16 +56,24 @@ def hunt(name: str, profile: str = "ci") -> dict:
         report.raise_if_failed()
 
     result = {"variant": name, "catches": prop, "caught": False, "message": "", "examples": 0}
-    if variant.spec.input == "past_2_31":  # too large to draw: the one batch past element 2^31
-        from ..large_batch import check
-
-        found = check(subject)
+    if variant.spec.input is not None:
+        found = TRIALS[variant.spec.input](subject, prop)
         result.update(examples=1, caught=bool(found) and found[0] == prop, message=found[1] if found else "")
         return result
-    try:
-        search()
-    except Exception as exc:  # PropertyFailure, or Hypothesis' Flaky for a defect that comes and goes
-        result["message"] = "\n\n".join(m for _, m in caught) or f"{type(exc).__name__}: {exc}"
+    for recipe in STRATA:  # the stratified design first, then the profile's draws
+        if caught:
+            break
+        if subject.supports(recipe.n_cols):
+            tried.append(recipe)
+            caught.extend(check_recipe(subject, recipe, properties=(prop,)).failures.items())
+    if not caught:
+        try:
+            with profiles.fixed_examples():
+                search()
+        except Exception as exc:  # PropertyFailure, or Hypothesis' Flaky for a defect that comes and goes
+            if not caught:
+                caught.append(("error", f"{type(exc).__name__}: {exc}"))
+    result["message"] = "\n\n".join(m for _, m in caught)
     result["caught"] = any(p == prop for p, _ in caught)
     result["examples"] = len(tried)
     return result
