@@ -26,6 +26,7 @@ VALUE_KINDS = (
     "one_ulp",        # all equal but one element, one ulp above
     "integers",       # small integers (exact sums, many ties)
     "dominant",       # one element 60 above the rest: the others underflow towards 0
+    "spread",         # normal * 12: gaps of tens, where the rounding of x - m is most of the error
     "wide",           # normal * 1000: most outputs underflow, some flush to zero
     "mixed_scales",   # magnitudes from 1e-30 to 1e30 in one row
     "near_max",       # clustered at +FLT_MAX or -FLT_MAX
@@ -94,6 +95,8 @@ def _values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
         row = rng.standard_normal(n)
         row[rng.integers(n)] = 60.0 + row.max()
         return row
+    if kind == "spread":
+        return rng.standard_normal(n) * 12
     if kind == "wide":
         return rng.standard_normal(n) * 1000
     if kind == "mixed_scales":
@@ -248,11 +251,15 @@ CLASSIC = (
 )
 
 #: A stratified design, for a hunt to try before it draws: each value kind on a long row (plain,
-#: with a padding tail, with random -inf) and the shapes a small budget rarely reaches (past
-#: 65535 rows; a row past 2^17 of each kind that sums one term many times).
+#: with a padding tail, with random -inf) and on eight short ones (where the chain is short and
+#: the exponentials' errors are most of the bound), and the shapes a small budget rarely reaches
+#: (past 65535 rows; a row past 2^17 of each kind that sums one term many times).
 STRATA = tuple(
     BatchRecipe(n_cols=4097, rows=(RowRecipe(values=v, seed=i), RowRecipe(values=v, mask="tail", seed=i + 1),
                                    RowRecipe(values=v, mask="random", count=3, seed=i + 2)), offset=i % 4)
+    for i, v in enumerate(VALUE_KINDS)
+) + tuple(
+    BatchRecipe(n_cols=33, rows=tuple(RowRecipe(values=v, seed=8 * i + k) for k in range(8)), offset=i % 4)
     for i, v in enumerate(VALUE_KINDS)
 ) + (
     BatchRecipe(n_cols=2, rows=(RowRecipe(), RowRecipe(mask="first")), n_rows=70001),

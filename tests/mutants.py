@@ -257,6 +257,18 @@ def exp_flushes_early(x, out):
     normalise(e, lane_sums(e), out)
 
 
+def exp_fast_undeclared(x, out):
+    """exp(x - m) as ex2((x - m) * log2 e) in float32 (``exp2f(t * LOG2E)``, or ``__expf`` under
+    ``--use_fast_math``) in a kernel that does not declare fast_math: the product rounds the
+    argument once more, u |x - m| relative again."""
+    m = row_max(x)
+    with quiet():
+        t = (x - m).astype(F32)
+        e = np.exp2((t * F32(1.4426950408889634)).astype(F32)).astype(F32)
+        e = np.where(x == -np.inf, F32(0), e)
+    normalise(e, lane_sums(e), out)
+
+
 def online_merge_one_side(x, out):
     """The lanes' merge rescales only the left state by the new maximum."""
     standins.online_lanes(x, out, merge="one_side")
@@ -462,6 +474,7 @@ def _mutants():
         "reciprocal_bf16": Model(reciprocal_bf16, M, **W),
         "crude_exp": Model(crude_exp, M, **W),
         "exp_flushes_early": Model(exp_flushes_early, M, **W),
+        "exp_fast_undeclared": Model(exp_fast_undeclared, M, **W),
         "lse_fold_unguarded": Model(lse_fold_unguarded, M, **W),
         "flush_small_outputs": Model(flush_small_outputs, M, **W),
         "flush_below_2_100": Model(flush_below_2_100, M, **W),

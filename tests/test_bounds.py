@@ -66,3 +66,25 @@ def test_each_fast_exponential_is_charged_its_own_terms(dtype):
             bounds.FAST_DIV_ULPS - bounds.DIV_ULPS
         more = 2 * ulps + np.abs(x) + np.log(3)
         np.testing.assert_allclose(charged, more, rtol=1e-9, err_msg=exp)
+
+
+def test_an_undeclared_fast_exponential_is_caught_by_the_tight_bound_only():
+    """A kernel taking exp(t) as ex2(t * log2 e) in float32 without declaring fast_math doubles
+    the argument's error. The bound this one replaced, SLACK * u * (g + E_own + E_terms + 2 +
+    log2 C) + gamma(chain) with SLACK = 2, allowed that on every element (the doubled argument
+    term paid for it); the exact argument term does not."""
+    import mutants
+
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((64, 33)) * 40).astype(np.float32)
+    ref = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    ref /= ref.sum(axis=1, keepdims=True)
+    y = np.empty_like(x)
+    mutants.exp_fast_undeclared(x, y)
+    err = np.abs(y.astype(np.float64) - ref)
+    gap = x.max(axis=1, keepdims=True).astype(np.float64) - x
+    chain = bounds.chain_length(33, mutants.LANES)
+    old = ref * (2 * bounds.U * (gap + 2 + 2 + 2 + np.log2(33)) + bounds.gamma(chain)) + bounds.FTZ_FLOOR
+    new = bounds.element_bound(x, ref, lanes=mutants.LANES)
+    assert (err <= old).all()
+    assert (err > new).any()
