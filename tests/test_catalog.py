@@ -111,7 +111,9 @@ def test_the_suite_runs_against_the_installed_package():
     assert source_tree / "softmax_harness" != PACKAGE, f"the source tree's package is under test: {PACKAGE}"
     assert catalog.KERNELS_DIR == PACKAGE / "kernels", catalog.KERNELS_DIR
     def files(root):
-        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+        from softmax_harness.run.schema import source_files
+
+        return [p.relative_to(root) for p in source_files(root)]
 
     shipped, in_tree = files(catalog.KERNELS_DIR), files(source_tree / "kernels")
     assert shipped == in_tree, "the package ships other kernel files than the tree holds"

@@ -27,12 +27,17 @@ REPORT = ROOT / "reports" / "gpu.json"
 OUTCOMES = ("passed", "failed", "skipped", "error", "not run")
 
 
+def source_files(root: Path) -> list[Path]:
+    """Every file under ``root`` but Python's bytecode caches (a launcher module imported by a
+    test leaves one beside it)."""
+    return [p for p in sorted(root.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+
+
 def kernel_digests(root: Path = KERNELS_DIR) -> dict[str, str]:
     """sha256 of every file under ``kernels/``, keyed by its path relative to the repository."""
-    return {
-        str(p.relative_to(root.parent)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*")) if p.is_file()
-    }
+    return {str(p.relative_to(root.parent)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in source_files(root)}
 
 
 def elsewhere_digests(names: list[str]) -> dict[str, str]:
@@ -40,10 +45,9 @@ def elsewhere_digests(names: list[str]) -> dict[str, str]:
     files, say), keyed by path (relative to the repository where it is inside)."""
     digests = {}
     for where in sorted({split_ref(n)[1] for n in names} - {None}):
-        for p in sorted(where.resolve().rglob("*")):
-            if p.is_file():
-                key = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
-                digests[str(key)] = hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in source_files(where.resolve()):
+            key = p.relative_to(ROOT) if p.is_relative_to(ROOT) else p
+            digests[str(key)] = hashlib.sha256(p.read_bytes()).hexdigest()
     return digests
 
 
