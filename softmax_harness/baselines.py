@@ -1,4 +1,5 @@
-"""Baselines measured beside our kernels in the same run: torch.softmax and a Triton softmax."""
+"""Baselines measured beside our kernels in the same run: torch's softmax, its backward and
+log_softmax, and a Triton softmax."""
 
 from __future__ import annotations
 
@@ -28,6 +29,54 @@ def torch_softmax():
         return torch.softmax(as_torch(x), dim=-1)
 
     return run
+
+
+def torch_softmax_backward():
+    """``fn(y, dy, out)`` running torch's softmax backward (``torch._softmax_backward_data``, what
+    autograd calls) on CuPy arrays, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def run(y, dy, out):
+        ty = as_torch(y)
+        return torch._softmax_backward_data(as_torch(dy), ty, -1, ty.dtype)
+
+    return run
+
+
+def torch_log_softmax():
+    """``fn(x, out)`` running torch.log_softmax on CuPy arrays, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def run(x, out):
+        return torch.log_softmax(as_torch(x), dim=-1)
+
+    return run
+
+
+def torch_log_softmax_backward():
+    """``fn(z, dy, out)`` running torch's log_softmax backward (``torch._log_softmax_backward_data``)
+    on CuPy arrays, or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def run(z, dy, out):
+        tz = as_torch(z)
+        return torch._log_softmax_backward_data(as_torch(dy), tz, -1, tz.dtype)
+
+    return run
+
+
+#: op -> the torch baseline of that op.
+TORCH = {"softmax": torch_softmax, "softmax_backward": torch_softmax_backward,
+         "log_softmax": torch_log_softmax, "log_softmax_backward": torch_log_softmax_backward}
 
 
 @functools.lru_cache(maxsize=1)

@@ -21,7 +21,7 @@ from hypothesis.control import currently_in_test_context
 from . import callables, catalog
 from .properties import check_recipe
 from .registry import SANITIZERS
-from .strategies import CLASSIC, STRATA, BatchRecipe, RowRecipe, batches, lengths
+from .strategies import CLASSIC, GRAD_KINDS, STRATA, BatchRecipe, RowRecipe, batches, lengths
 
 #: One row of each kind that breaks kernels, for the tests that pick lengths themselves.
 MIXED = tuple(RowRecipe(values=v, mask=m, seed=i) for i, (v, m) in enumerate(
@@ -79,7 +79,7 @@ def test_the_sanitizers_find_nothing(subject_ref, tool):
         f"{result['output'][-2000:]}"
 
 
-@given(recipe=batches(lengths(long_rows=True)))
+@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS))  # an op without dy ignores grad
 @example(recipe=CLASSIC[0])
 @example(recipe=CLASSIC[1])
 @example(recipe=CLASSIC[2])
@@ -95,10 +95,16 @@ def test_classic_failures_of_online_kernels(subject, recipe):
 def test_the_stratified_design(subject):
     """Every value kind on a long row (plain, with a padding tail, with random -inf), past 65535
     rows, and rows past 2^17 that add one term many times: what a small example budget reaches
-    rarely (``strategies.STRATA``)."""
-    for recipe in STRATA:
+    rarely (``strategies.STRATA``); for an op with an incoming gradient, each kind of it too."""
+    for recipe in STRATA + grad_strata(subject):
         if subject.supports(recipe.n_cols):
             holds_every_property(subject, recipe)
+
+
+def grad_strata(subject) -> tuple:
+    """One batch of every row kind under each kind of incoming gradient, for an op that takes one."""
+    kinds = subject.operation.grads or ()
+    return tuple(replace(STRATA[k], grad=g) for k, g in enumerate(kinds))
 
 
 @pytest.mark.parametrize("n_cols", [1, 2, 31, 33, 1000, 4097])

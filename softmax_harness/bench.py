@@ -135,8 +135,23 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
     return median_seconds(copier(*sweep_input(n_cols, dtype)))
 
 
-#: Names that ``fractions_of_copy`` times besides variants: the dispatcher and the baselines.
-NOT_VARIANTS = ("softmax", "torch", "triton")
+#: Names that ``fractions_of_copy`` times besides variants: the dispatchers and the baselines.
+NOT_VARIANTS = ("softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "torch", "triton")
+
+#: The ops besides the forward that the sweep measures (their dispatchers and torch's).
+SWEEP_OPS = ("softmax_backward", "log_softmax", "log_softmax_backward")
+
+
+@functools.lru_cache(maxsize=1)
+def op_inputs(op: str, n_cols: int, dtype: str = "float32") -> tuple:
+    """The inputs of ``op`` made on the device from the sweep input of (``n_cols``, ``dtype``): a
+    backward's y (or z) is the softmax (log_softmax) of it, and its dy the input itself."""
+    x, _ = sweep_input(n_cols, dtype)
+    if op == "softmax_backward":
+        return dispatch.softmax(x), x
+    if op == "log_softmax_backward":
+        return dispatch.log_softmax(x), x
+    return (x,)
 
 
 def lookup(name: str, root=None):
@@ -150,34 +165,42 @@ def lookup(name: str, root=None):
         return catalog.variant(name)
 
 
-def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None) -> list[dict]:
-    """For each C: the fraction of a device-to-device copy of the ~1 GiB sweep input that each
-    kernel (a variant name, ``softmax`` for the dispatcher, ``torch`` or ``triton``) reaches,
-    timed in this process (medians of CUDA-event timings, each kernel's in alternation with the
-    copy's). Kernels that cannot take C (or the type) are left out.
+def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None,
+                      op: str = "softmax") -> list[dict]:
+    """For each C: the fraction of a device-to-device copy of the same bytes that each kernel of
+    ``op`` (a variant name, the op's name for its dispatcher, ``torch`` or, for the forward,
+    ``triton``) reaches on the ~1 GiB sweep input, timed in this process (medians of CUDA-event
+    timings, each kernel's in alternation with the copy's). The copy moves the sweep input once
+    (read and write); an op of k inputs moves (k + 1) / 2 times those bytes, and its copy's time
+    is scaled by as much. Kernels that cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
-    from .baselines import TRITON_MAX_COLS, torch_softmax, triton_softmax
+    from .baselines import TORCH, TRITON_MAX_COLS, triton_softmax
 
     rows = []
     for n_cols in cols:
         x, out = sweep_input(n_cols, dtype)
+        inputs = op_inputs(op, n_cols, dtype)
+        scale = (len(inputs) + 1) / 2
         copy = copy_seconds(n_cols, dtype)
-        row = {"dtype": dtype, "C": n_cols, "copy_gbps": round(bytes_moved(x) / copy / 1e9)}
+        row = {"op": op, "dtype": dtype, "C": n_cols, "copy_gbps": round(bytes_moved(x) / copy / 1e9)}
         for name in kernels:
-            if name == "softmax":
+            if name == "softmax" and op == "softmax":
                 fn = dispatch.softmax
                 row["dispatched"] = dispatch.chosen_for(x).name
+            elif name == op:
+                fn = getattr(dispatch, op)
+                row["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
             elif name == "torch":
-                fn = torch_softmax()
+                fn = TORCH[op]()
             elif name == "triton":  # the fp32 baseline, for rows it holds whole
                 fn = triton_softmax()
-                if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32":
+                if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32" or op != "softmax":
                     continue
             else:
                 fn = lookup(name, root)
-                if not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
+                if fn.spec.op != op or not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):
                     continue
-            kernel, beside = paired_medians(lambda: fn(x, out), copier(x, out))  # noqa: B023
-            row[name] = round(beside / kernel, 3)
+            kernel, beside = paired_medians(lambda: fn(*inputs, out), copier(x, out))  # noqa: B023
+            row[name] = round(scale * beside / kernel, 3)
         rows.append(row)
     return rows

@@ -1,9 +1,10 @@
 """Guarded, poisoned device buffers for one launch of a subject.
 
 Per element type (:mod:`softmax_harness.dtypes`): the output is poisoned with a NaN payload
-that no softmax arithmetic produces, so an element left unwritten shows; the input's guard
-zones hold a huge logit, so an over-read shows in the output; both buffers have ``GUARD``
-elements of guard zone on each side, so a write outside the output shows bitwise.
+that no softmax arithmetic produces, so an element left unwritten shows; each input's guard
+zones hold a huge value (a logit, a probability, a gradient), so an over-read shows in the
+output; every buffer has ``GUARD`` elements of guard zone on each side, so a write outside the
+output shows bitwise.
 """
 
 from __future__ import annotations
@@ -21,19 +22,24 @@ def bits(xp, a):
 
 
 class Buffers:
-    """The input and the output of one launch, each at its misalignment (in elements) from the
-    allocation's alignment."""
+    """The inputs and the output of one launch: every input at the first misalignment (in
+    elements) from the allocation's alignment, the output at the second."""
 
-    def __init__(self, xp, x_host: np.ndarray, offsets: tuple[int, int]):
-        n = x_host.size
-        fmt = dtypes.of(x_host.dtype)
-        self.xp, self.shape, self.offsets, self.n = xp, x_host.shape, offsets, n
+    def __init__(self, xp, inputs, offsets: tuple[int, int]):
+        inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
+        first = inputs[0]
+        n = first.size
+        fmt = dtypes.of(first.dtype)
+        self.xp, self.shape, self.offsets, self.n = xp, first.shape, offsets, n
         self.poison = fmt.uint(fmt.poison)
-        src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, x_host.dtype)
-        src[GUARD + offsets[0]:GUARD + offsets[0] + n] = x_host.ravel()
-        self.src = xp.asarray(src)
-        self.src_bits = bits(xp, self.src.copy())
-        self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(x_host.dtype)
+        self.srcs = []
+        for host in inputs:
+            src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, host.dtype)
+            src[GUARD + offsets[0]:GUARD + offsets[0] + n] = host.ravel()
+            self.srcs.append(xp.asarray(src))
+        self.src = self.srcs[0]
+        self.src_bits = [bits(xp, src.copy()) for src in self.srcs]
+        self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(first.dtype)
 
     def view(self, buf, offset):
         start = GUARD + offset
@@ -42,6 +48,10 @@ class Buffers:
     @property
     def x(self):
         return self.view(self.src, self.offsets[0])
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(self.view(src, self.offsets[0]) for src in self.srcs)
 
     @property
     def y(self):
@@ -58,13 +68,16 @@ class Buffers:
         return bool(xp.all(b[:start] == self.poison)) and bool(xp.all(b[stop:] == self.poison))
 
     def input_intact(self) -> bool:
-        return bool(self.xp.all(bits(self.xp, self.src) == self.src_bits))
+        xp = self.xp
+        pairs = zip(self.srcs, self.src_bits, strict=True)
+        return all(bool(xp.all(bits(xp, src) == was)) for src, was in pairs)
 
 
-def launch(subject, x_host: np.ndarray, offsets: tuple[int, int]) -> Buffers:
-    """Run ``subject`` once on ``x_host`` (already in its element type) in fresh buffers."""
-    buffers = Buffers(subject.xp, x_host, offsets)
-    subject.fn(buffers.x, buffers.y)
+def launch(subject, inputs, offsets: tuple[int, int]) -> Buffers:
+    """Run ``subject`` once on ``inputs`` (host arrays already in its element type; one array for
+    an op of one input) in fresh buffers."""
+    buffers = Buffers(subject.xp, inputs, offsets)
+    subject.fn(*buffers.inputs, buffers.y)
     if subject.xp is not np:
         subject.xp.cuda.get_current_stream().synchronize()
     return buffers

@@ -1,13 +1,16 @@
 """Python callables as subjects: ``module:function`` computing the softmax over the last axis of
 an (N, C) array, as ``fn(x) -> y`` or ``fn(x, out)``, on NumPy or CuPy arrays or torch tensors
-(Triton kernels, torch functions, CuPy RawKernels).
+(Triton kernels, torch functions, CuPy RawKernels); or another op that it declares
+(``"op": "softmax_backward"``: ``fn(y, dy) -> dx`` or ``fn(y, dy, out)``).
 
 A callable may declare what its bound depends on in an attribute::
 
     def my_softmax(x, out): ...
     my_softmax.__softmax_harness__ = {"algorithm": "online", "lanes": 32, "arrays": "torch"}
 
-Keys: ``arrays`` (``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``),
+Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_backward``),
+``arrays`` (``numpy``, ``cupy`` or
+``torch``), ``algorithm`` (``safe``, ``online``, ``naive``),
 ``lanes`` (threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``),
 ``fast_math``, ``exp`` and ``rounding`` (as in a kernel header), ``max_cols``. The stated defaults:
 ``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
@@ -23,13 +26,13 @@ import inspect
 
 import numpy as np
 
-from . import gpu
+from . import gpu, ops
 from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS, ROUNDINGS
 from .subject import Subject
 
 ARRAYS = ("numpy", "cupy", "torch")
 DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding", "max_cols",
-            "name"}
+            "name", "op"}
 
 
 class SubjectError(ValueError):
@@ -62,8 +65,10 @@ def load(ref: str, what: str = "subject"):
     return found
 
 
-def arity(fn, ref: str) -> int:
-    """1 for ``fn(x) -> y``, 2 for ``fn(x, out)``; SubjectError for anything else."""
+def arity(fn, ref: str, names: tuple[str, ...] = ("x",)) -> int:
+    """How many arguments ``fn`` takes: one an input (``names``) for ``fn(x) -> y`` (``fn(y, dy) ->
+    dx``), one more for ``fn(x, out)``; SubjectError for anything else."""
+    inputs = len(names)
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):
@@ -71,13 +76,14 @@ def arity(fn, ref: str) -> int:
                            "(x) or (x, out)") from None
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     required = [p for p in positional if p.default is p.empty]
-    if len(required) in (1, 2):
+    if len(required) in (inputs, inputs + 1):
         return len(required)
-    if not required and positional:
-        return min(2, len(positional))
-    names = ", ".join(p.name for p in required) or "none"
-    raise SubjectError(f"subject {ref!r} takes {len(required)} required arguments ({names}): expected "
-                       "fn(x) -> y or fn(x, out)")
+    if len(required) < inputs and len(positional) >= inputs:
+        return min(inputs + 1, len(positional))
+    given = ", ".join(p.name for p in required) or "none"
+    args = ", ".join(names)
+    want = f"fn({args}) -> {'y' if inputs == 1 else 'out'} or fn({args}, out)"
+    raise SubjectError(f"subject {ref!r} takes {len(required)} required arguments ({given}): expected {want}")
 
 
 def _declared(fn, ref: str) -> dict:
@@ -87,7 +93,7 @@ def _declared(fn, ref: str) -> dict:
         raise SubjectError(f"subject {ref!r}: unknown keys in __softmax_harness__: "
                            f"{', '.join(sorted(unknown))} "
                            f"(known: {', '.join(sorted(DECLARED))})")
-    for key, allowed in (("arrays", ARRAYS), ("algorithm", ALGORITHMS), ("dtype", DTYPES),
+    for key, allowed in (("op", ops.NAMES), ("arrays", ARRAYS), ("algorithm", ALGORITHMS), ("dtype", DTYPES),
                          ("convention", CONVENTIONS), ("exp", FAST_EXPS),
                          ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
@@ -108,32 +114,34 @@ def _torch_view(x):
 
 
 class Adapted:
-    """``fn`` as the harness calls every subject: ``adapted(x, out)`` on arrays of the harness's
+    """``fn`` as the harness calls every subject: ``adapted(*inputs, out)`` on arrays of the harness's
     array module (NumPy for NumPy and torch-CPU subjects, CuPy for CuPy and torch-CUDA ones)."""
 
     def __init__(self, fn, ref: str, arrays: str, takes_out: bool):
         self.fn, self.ref, self.arrays, self.takes_out = fn, ref, arrays, takes_out
 
-    def __call__(self, x, out):
+    def __call__(self, *arrays):
+        *inputs, out = arrays
+        x = inputs[0]
         if self.arrays == "torch":
-            tx, tout = _torch_view(x), _torch_view(out)
+            tin, tout = [_torch_view(a) for a in inputs], _torch_view(out)
             if self.takes_out:
-                self.fn(tx, tout)
+                self.fn(*tin, tout)
             else:
-                y = self.fn(tx)
+                y = self.fn(*tin)
                 if tuple(y.shape) != tuple(tout.shape):
                     raise ValueError(f"{self.ref} returned shape {tuple(y.shape)} for an input of shape "
-                                     f"{tuple(tx.shape)}")
+                                     f"{tuple(tin[0].shape)}")
                 tout.copy_(y)
-            if tx.is_cuda:  # torch's stream: the harness reads the output next
+            if tout.is_cuda:  # torch's stream: the harness reads the output next
                 import torch
 
                 torch.cuda.synchronize()
             return out
         if self.takes_out:
-            self.fn(x, out)
+            self.fn(*inputs, out)
             return out
-        y = self.fn(x)
+        y = self.fn(*inputs)
         if getattr(y, "shape", None) != x.shape:
             raise ValueError(f"{self.ref} returned {type(y).__name__} of shape {getattr(y, 'shape', None)} "
                              f"for an input of shape {x.shape}")
@@ -147,14 +155,14 @@ def _candidates() -> list[tuple[str, str]]:
     return ([("cupy", "cuda"), ("torch", "cuda")] if gpu.available() else []) + cpu
 
 
-def _probe(fn, ref: str, takes_out: bool) -> tuple[str, str]:
+def _probe(fn, ref: str, takes_out: bool, op) -> tuple[str, str]:
     tried = []
     for arrays, device in _candidates():
         try:
             xp = _xp(device)
-            x = xp.asarray(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))
-            out = xp.empty_like(x)
-            Adapted(fn, ref, arrays, takes_out)(x, out)
+            inputs = [xp.asarray(a) for a in op.build(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))]
+            out = xp.empty_like(inputs[0])
+            Adapted(fn, ref, arrays, takes_out)(*inputs, out)
             if device == "cuda":
                 xp.cuda.get_current_stream().synchronize()
             return arrays, device  # it runs on these (whether it is right is the battery's to say)
@@ -175,13 +183,15 @@ def _xp(device: str):
 def subject(ref: str) -> Subject:
     """The subject for the callable ``module:function``."""
     fn = load(ref)
-    takes_out = arity(fn, ref) == 2
     declared = _declared(fn, ref)
+    op = ops.of(declared.get("op", "softmax"))
+    names = ("x",) if op.inputs == ("in",) else op.inputs
+    takes_out = arity(fn, ref, names) == len(op.inputs) + 1
     if "arrays" in declared:
         arrays = declared["arrays"]
         device = "cuda" if arrays == "cupy" or (arrays == "torch" and gpu.available()) else "cpu"
     else:
-        arrays, device = _probe(fn, ref, takes_out)
+        arrays, device = _probe(fn, ref, takes_out, op)
     if device == "cuda" and not gpu.available():
         raise SubjectError(f"subject {ref!r} takes {arrays} arrays on a GPU: install cupy-cuda13x and run on "
                            "a machine with a CUDA GPU")
@@ -191,4 +201,4 @@ def subject(ref: str) -> Subject:
         convention=declared.get("convention", "torch"), fast_math=bool(declared.get("fast_math", False)),
         exp=declared.get("exp", "shifted"), rounding=declared.get("rounding", "nearest"),
         dtype=declared.get("dtype", "float32"),
-        repro=f"--subject {ref}", max_cols=declared.get("max_cols"))
+        repro=f"--subject {ref}", max_cols=declared.get("max_cols"), op=op.name)

@@ -6,8 +6,7 @@ root) or ``NAME@DIR`` (the one declared under DIR, to set a staged file beside t
 one of that name). Each root is read once per process: the variants it declares are cached,
 so that every lookup returns the same :class:`~softmax_harness.variant.Variant` (and its
 compiled function). :func:`select` is the one selection the pytest plugin and the GPU runner
-use. Kinds of subject other than our ``.cu`` signature, and ops other than the forward
-softmax, are to be added here.
+use.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ class RootError(UnknownVariantError):
 #: What each kind of selection takes (the pytest fixtures of the same names).
 KINDS = {
     "variant": lambda v: not v.spec.known_bad,
+    "softmax_variant": lambda v: not v.spec.known_bad and v.spec.op == "softmax",
     "split_variant": lambda v: not v.spec.known_bad and v.spec.geometry == "split-row",
     "bad_variant": lambda v: v.spec.known_bad,
 }

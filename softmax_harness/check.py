@@ -21,8 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import callables, catalog, gpu
-from .properties import PROPERTIES
+from . import callables, catalog, gpu, ops
 from .registry import KERNELS_DIR, HeaderError, NoHeaderError, parse_file
 
 
@@ -39,6 +38,7 @@ class Targets:
     files: list[Path] = field(default_factory=list)  # the .cu files of the kernels
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)  # reference -> the subject's name (its tally key)
+    ops: dict[str, str] = field(default_factory=dict)  # reference -> the op it computes
 
 
 def _here(path: Path) -> str:
@@ -55,7 +55,8 @@ def resolve(targets: list[str]) -> Targets:
         path = Path(target)
         if callables.is_callable_ref(target) and not path.exists():
             try:
-                found.names[target] = callables.subject(target).name
+                found_subject = callables.subject(target)
+                found.names[target], found.ops[target] = found_subject.name, found_subject.op
             except callables.SubjectError as exc:
                 raise TargetError(str(exc)) from None
             found.callables.append(target)
@@ -69,7 +70,7 @@ def resolve(targets: list[str]) -> Targets:
             for spec in specs:
                 ref = f"{spec.name}@{_here(path.parent)}"
                 found.kernels.append(ref)
-                found.names[ref] = spec.name
+                found.names[ref], found.ops[ref] = spec.name, spec.op
             found.files.append(path.resolve())
         elif path.is_dir():
             try:
@@ -78,7 +79,7 @@ def resolve(targets: list[str]) -> Targets:
                 raise TargetError(str(exc)) from None
             for v in variants:
                 found.kernels.append(f"{v.name}@{_here(path)}")
-                found.names[found.kernels[-1]] = v.name
+                found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op
             found.files += sorted({v.spec.path for v in variants})
             found.skipped += catalog.skipped(path)
         else:
@@ -111,12 +112,16 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
 SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
          "nonfinite_contract": "nonfinite", "all_written": "written",
          "no_write_outside": "outside", "input_unchanged": "input", "deterministic": "determ",
-         "rows_independent": "rows", "launch": "launch"}
+         "rows_independent": "rows", "launch": "launch", "sums_to_zero": "sum0",
+         "linear_in_dy": "linear", "nonpositive": "le0", "logsumexp_zero": "lse0"}
+assert set(SHORT) == {*ops.ALL_PROPERTIES, "launch"}
 
 
 def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str], list[str], bool]:
     """The verdict table (subject x property), the failure messages, and whether all passed."""
-    columns = [*PROPERTIES, "launch"]
+    present = {ops.of(targets.ops.get(ref, "softmax")).name for ref in [*targets.kernels, *targets.callables]}
+    columns = [p for p in ops.ALL_PROPERTIES if any(p in ops.of(name).properties for name in present)]
+    columns.append("launch")
     head = f"{'subject':32s} " + " ".join(f"{SHORT[p]:>9s}" for p in columns) + \
         f" {'tests':>6s} {'ulps':>8s} {'/bound':>7s} {'seconds':>8s}"
     table, messages, ok = [head], [], True
@@ -128,8 +133,9 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
             failed.add("launch")  # a crash, a hang, or an error outside the properties
         ran = [t for t in mine if t["outcome"] in ("passed", "failed", "error")]
         cells = []
+        own = set(ops.of(targets.ops.get(ref, "softmax")).properties) | {"launch"}
         for p in columns:
-            cells.append("-" if not ran else ("FAIL" if p in failed else "pass"))
+            cells.append("-" if not ran or p not in own else ("FAIL" if p in failed else "pass"))
         t = tally.get(targets.names.get(ref, ref), {})
         seconds = sum(x["duration"] for x in mine)
         table.append(f"{ref[:32]:32s} " + " ".join(f"{c:>9s}" for c in cells) +
@@ -214,7 +220,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
             results = sanitize_all(found.kernels, [], log)
         ok &= all(r["ok"] for r in results.values())
     table, messages, passed = verdicts(tests, tally, Targets(
-        kernels=[k for k in found.kernels if k in subjects], callables=found.callables, names=found.names))
+        kernels=[k for k in found.kernels if k in subjects], callables=found.callables, names=found.names,
+        ops=found.ops))
     ok &= passed
     if subjects:
         print("", *table, sep="\n")

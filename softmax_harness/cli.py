@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import callables, catalog, gpu, registry
+from . import callables, catalog, gpu, ops, registry
 from .report import add_parser as add_report
 
 
@@ -29,7 +29,7 @@ def _list(args) -> int:
         limit = s.max_cols if s.max_cols else "any"
         bad = f"  KNOWN BAD ({s.catches}): {s.defect}" if s.known_bad else ""
         fast = f" exp={s.exp}" if s.fast_math else ""
-        print(f"{v.ref:28s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
+        print(f"{v.ref:31s} {s.op:16s} {s.algorithm:7s} {s.geometry:15s} threads={s.threads:<5d} "
               f"max_cols={limit!s:6s}{fast} {s.where}{bad}")
     for path, why in catalog.skipped(args.root):
         print(f"skipped: {path}: {why}")
@@ -67,15 +67,28 @@ def _repro(args) -> int:
         recipe = BatchRecipe(**fields)
         x, offset, out_offset = build_batch(recipe), recipe.offset, recipe.out_offset
     else:
-        recipe, x, offset, out_offset = None, np.load(args.npy), args.offset, args.out_offset
+        recipe, x, offset, out_offset = None, _load_inputs(args.npy, subject), args.offset, args.out_offset
     report = check(subject, x, offset=offset, out_offset=out_offset, recipe=recipe)
     offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}")
-    print(f"{subject.name}: {x.shape[0]}x{x.shape[1]} batch, {offsets}: "
+    print(f"{subject.name}: {report.shape[0]}x{report.shape[1]} batch, {offsets}: "
           f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
     for message in report.failures.values():
         print("\n" + message)
     print("\nall properties hold" if report.ok else f"\n{len(report.failures)} properties failed")
     return 0 if report.ok else 1
+
+
+def _load_inputs(path: str, subject):
+    """The saved input of a failure: an (N, C) array (.npy), or the op's inputs by role (.npz)."""
+    data = np.load(path)
+    if isinstance(data, np.ndarray):
+        return data
+    names = subject.operation.inputs
+    missing = [n for n in names if n not in data.files]
+    if missing:
+        raise callables.SubjectError(f"{path} holds {', '.join(data.files)}; {subject.op} needs "
+                                     f"{', '.join(names)}")
+    return tuple(data[n] for n in names)
 
 
 def _measure(args) -> int:
@@ -88,7 +101,7 @@ def _measure(args) -> int:
         return _no_gpu("measure")
     rows = []
     for dtype in args.dtype:
-        for row in fractions_of_copy(args.kernels, args.cols, dtype, args.root):
+        for row in fractions_of_copy(args.kernels, args.cols, dtype, args.root, op=args.op):
             print(json.dumps(row), flush=True)
             rows.append(row)
     if args.json:
@@ -122,7 +135,8 @@ def main(argv=None) -> int:
     repro.add_argument("--subject", metavar="MODULE:FUNCTION", help="a Python callable instead of a variant")
     source = repro.add_mutually_exclusive_group(required=True)
     source.add_argument("--recipe", help="a BatchRecipe as JSON (failure messages print it)")
-    source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save")
+    source.add_argument("--npy", help="an (N, C) float32 array saved with numpy.save (.npz: the op's "
+                                      "inputs by role, as a failure saves them)")
     repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
     repro.add_argument("--out-offset", type=int, default=None,
                        help="the output's misalignment, if not the input's (with --npy)")
@@ -136,6 +150,8 @@ def main(argv=None) -> int:
                               "'triton' (fp32)")
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
+    measure.add_argument("--op", default="softmax", choices=ops.NAMES,
+                         help="the op the kernels compute (the dispatcher goes by the op's name)")
     measure.add_argument("--json", help="also write the rows to this file")
     measure.add_argument("--root", type=Path, default=None,
                          help="look the variants up here first, then in kernels/ (e.g. staging/kernels)")

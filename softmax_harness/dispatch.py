@@ -1,4 +1,5 @@
-"""``softmax(x)``: the fastest correct variant for the row length and element type, from a table.
+"""``softmax(x)``, ``softmax_backward(y, dy)``, ``log_softmax(x)`` and ``log_softmax_backward(z, dy)``:
+the fastest correct variant of the op for the row length and element type, from a table.
 
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike; where several tiles hold the same size,
@@ -17,6 +18,10 @@ next entry. That pays only at C = 32767 (the split-row kernel 0.91-0.92 of copy 
 0.88 in fp32 and 0.72 in 16-bit: reports/measurements/split_line_ab.json); at every shorter odd
 length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
+
+The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile
+sized to the row up to 16384, then a block of 1024 threads reading the row twice (the backwards)
+or three times (log_softmax).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -62,9 +67,64 @@ TABLE = {
 }
 
 
+def _ladder(family: str, suffix: str):
+    """A warp a row, the register tiles, then the block: the variants of ``family`` (their names'
+    prefix) for one element type (``suffix``: "", "_f16", "_bf16")."""
+    tiles = ((1024, f"{family}_onepass_c1024"),) if not suffix else ()
+    return ((256, f"{family}_warp{suffix}"), *tiles, (4096, f"{family}_onepass{suffix}_c4096"),
+            (16384, f"{family}_onepass{suffix}_c16384"),
+            (None, f"{family}_block{suffix or '_1024'}"))
+
+
+#: op -> dtype -> ((largest row length or None, variant name), ...), in order, for the ops
+#: besides the forward.
+OP_TABLES = {
+    op: {dtype: _ladder(family, suffix) for dtype, suffix in
+         (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
+    for op, family in (("softmax_backward", "backward"), ("log_softmax", "log_softmax"),
+                       ("log_softmax_backward", "log_softmax_backward"))
+}
+
+
 @functools.cache
 def _by_name():
     return {v.name: v for v in catalog.variants()}
+
+
+def choose_op(op: str, n_cols: int, device_id: int | None = None, dtype="float32"):
+    """The variant that ``op``'s entry point (``softmax_backward``, ``log_softmax``) runs for rows
+    of ``n_cols`` ``dtype`` elements."""
+    fmt = dtypes.of(dtype)
+    entries = OP_TABLES[op].get(fmt.name, ())
+    for limit, name in entries:
+        v = _by_name()[name]
+        if (limit is None or n_cols <= limit) and (device_id is None or v.runs_here(device_id)):
+            return v
+    raise LookupError(f"no {fmt.name} {op} variant for rows of {n_cols} columns")
+
+
+def _device(x):
+    if getattr(x, "dtype", None) is None or getattr(x, "ndim", 0) < 1:
+        raise TypeError(f"expected a cupy.ndarray, got {type(x).__name__}")
+    return getattr(getattr(x, "device", None), "id", None)
+
+
+def softmax_backward(y, dy, out=None):
+    """dx = y * (dy - sum(dy * y)) over the last axis of CuPy (N, C) arrays (``y`` the forward's
+    output, ``dy`` the incoming gradient), by the fastest variant for C and the element type."""
+    return choose_op("softmax_backward", y.shape[-1], _device(y), y.dtype)(y, dy, out=out)
+
+
+def log_softmax_backward(z, dy, out=None):
+    """dx = dy - exp(z) * sum(dy) over the last axis of CuPy (N, C) arrays (``z`` the forward's
+    log_softmax output, ``dy`` the incoming gradient), by the fastest variant for C and the type."""
+    return choose_op("log_softmax_backward", z.shape[-1], _device(z), z.dtype)(z, dy, out=out)
+
+
+def log_softmax(x, out=None):
+    """log_softmax over the last axis of a CuPy (N, C) array, by the fastest variant for C and the
+    element type."""
+    return choose_op("log_softmax", x.shape[-1], _device(x), x.dtype)(x, out=out)
 
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):

@@ -28,6 +28,12 @@ class Format:
         return 2.0 ** -(self.mantissa + 1)
 
     @property
+    def largest(self) -> float:
+        """Largest finite number."""
+        return {"float32": 3.4028234663852886e38, "float16": 65504.0,
+                "bfloat16": 3.3895313892515355e38}[self.name]
+
+    @property
     def tiny(self) -> float:
         """Smallest normal number."""
         return 2.0**self.min_exp

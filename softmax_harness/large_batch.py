@@ -20,8 +20,7 @@ import numpy as np
 
 from . import dtypes
 from .buffers import bits
-from .observation import as64, bound_for
-from .reference import reference_softmax
+from .observation import as64
 
 LOCK = Path(tempfile.gettempdir()) / "softmax-harness-large-batch.lock"
 N_COLS = 4096
@@ -76,40 +75,42 @@ def check(subject) -> tuple[str, str] | None:
     fmt = dtypes.of(subject.dtype)
     dtype = fmt.numpy()
     n_rows, n_cols = shape_for(subject)
-    need = 2 * n_rows * n_cols * dtype.itemsize
+    op = subject.operation
+    need = (len(op.inputs) + 1) * n_rows * n_cols * dtype.itemsize
     with _one_at_a_time():
         free = xp.cuda.Device().mem_info[0]
         if need * 1.25 > free:
             raise MemoryError(f"a ({n_rows}, {n_cols}) batch needs {need / 2**30:.1f} GiB, "
                               f"{free / 2**30:.1f} GiB free")
-        x = out = None
+        inputs = out = None
         try:
-            x = _normal_rows(xp, n_rows, n_cols, fmt)
+            inputs = op.device_inputs(xp, _normal_rows(xp, n_rows, n_cols, fmt), fmt)
             out = xp.full((n_rows, n_cols), fmt.poison, dtype=fmt.uint).view(dtype)
             try:
-                subject.fn(x, out)
+                subject.fn(*inputs, out)
                 xp.cuda.Device().synchronize()
             except Exception as exc:  # noqa: BLE001 - the kernel's own failure is the finding
                 return "launch", (f"{subject.name} on a ({n_rows}, {n_cols}) {subject.dtype} batch "
                                   f"(past element 2^31): {type(exc).__name__}: {exc}")
             boundary = (2**31 if dtype.itemsize == 4 else 2**32) // n_cols
             rows = sorted({0, boundary - 1, boundary, boundary + 1, n_rows - 1})
-            xs, ys = as64(xp, x[rows]).astype(xp.float32), out[rows]
-            ref = reference_softmax(xs)
+            xs = tuple(as64(xp, a[rows]).astype(xp.float32) for a in inputs)
+            ys = out[rows]
+            ref = op.reference(xs, subject.convention)
             y64 = as64(xp, ys)
             unwritten = bits(xp, ys) == fmt.poison
             if bool(unwritten.any()):
                 r, c = divmod(int(xp.argmax(unwritten.ravel())), n_cols)
                 return "all_written", (f"{subject.name} left row {rows[r]} (of {n_rows}, {n_cols} columns) "
                                        f"unwritten from column {c}: a 32-bit row offset?")
-            ratio = xp.abs(y64 - ref) / bound_for(subject, xs, ref)
-            worst = float(ratio.max())
+            ratio = xp.abs(y64 - ref) / op.bound(subject, xs, ref)
+            worst = float(xp.nan_to_num(ratio, nan=xp.inf).max())
             if worst > 1:
                 r = int(xp.argmax(ratio.max(axis=1)))
                 return "matches_reference", (f"{subject.name}: row {rows[r]} of a ({n_rows}, {n_cols}) batch "
                                              f"is {worst:.3g} times its bound: a 32-bit row offset?")
             return None
         finally:
-            del x, out
+            del inputs, out
             with contextlib.suppress(Exception):
                 xp.get_default_memory_pool().free_all_blocks()

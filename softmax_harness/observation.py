@@ -1,17 +1,19 @@
-"""One launch of a subject on one batch, and what the properties judge it by: the float64
-reference and the per-element bound, computed once (:class:`Observation`)."""
+"""One launch of a subject on one batch, and what the properties judge it by: its op's float64
+reference and per-element bound, computed once (:class:`Observation`)."""
 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from . import bounds, dtypes
+from . import dtypes
 from .buffers import Buffers, launch
-from .reference import reference_softmax
+from .findings import Finding, first_true
 from .subject import Subject
+
+__all__ = ["Finding", "Observation", "as64", "as_format", "bound_for", "first_true", "host", "observe"]
 
 
 def as64(xp, a):
@@ -23,26 +25,17 @@ def host(xp, a):
     return a.get() if xp is not np else a
 
 
-def first_true(xp, mask):
-    """(row, col) of the first True in a 2-d mask, or None."""
-    if not bool(mask.any()):
-        return None
-    flat = int(xp.argmax(mask.ravel()))
-    return divmod(flat, mask.shape[1])
-
-
 def as_format(x: np.ndarray, fmt) -> np.ndarray:
     """A host array in the subject's element type (overflow to +-inf is part of the input)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.ascontiguousarray(np.asarray(x).astype(fmt.numpy()))
 
 
-def bound_for(subject: Subject, x, ref):
-    """The allowed |y - ref| per element for ``subject`` on input ``x`` (see :mod:`bounds`)."""
-    return bounds.element_bound(x, ref, lanes=subject.lanes, algorithm=subject.algorithm,
-                                fast_math=subject.fast_math, exp=subject.exp, xp=subject.xp,
-                                rounding=subject.rounding, dtype=subject.dtype,
-                                chain=subject.chain(x.shape[-1]))
+def bound_for(subject: Subject, inputs, ref):
+    """The allowed |out - ref| per element for ``subject`` on ``inputs`` (an array for an op of
+    one input), from its op."""
+    inputs = (inputs,) if not isinstance(inputs, tuple) else inputs
+    return subject.operation.bound(subject, inputs, ref)
 
 
 @dataclass
@@ -51,12 +44,12 @@ class Observation:
 
     subject: Subject
     fmt: dtypes.Format
-    x_host: np.ndarray  # the input in the subject's element type
+    inputs_host: tuple  # the inputs in the subject's element type
     offsets: tuple[int, int]
     first: Buffers  # the launch
-    x: object  # the input as given, exactly, in float32 (on the subject's device)
+    inputs: tuple  # the inputs as given, exactly, in float32 (on the subject's device)
     ref: object  # float64 reference
-    bound: object  # allowed |y - ref| per element
+    bound: object  # allowed |out - ref| per element
 
     @property
     def xp(self):
@@ -64,43 +57,44 @@ class Observation:
 
     @property
     def y(self):
+        """The output (dx for a backward)."""
         return self.first.y
+
+    @property
+    def x(self):
+        """The first input (the logits of a forward)."""
+        return self.inputs[0]
+
+    @property
+    def x_host(self):
+        return self.inputs_host[0]
 
     def __post_init__(self):
         xp = self.xp
         self.y64 = as64(xp, self.y)
-        self.finite = ~xp.isnan(self.ref)
-        self.err = xp.abs(self.y64 - self.ref)
+        self.finite = xp.isfinite(self.ref)
+        with np.errstate(invalid="ignore"):
+            self.err = xp.abs(self.y64 - self.ref)
         self.written = self.first.written()
-        # rows whose reference is a distribution: the row-wise properties apply to them
-        self.live = xp.all(self.finite, axis=1) & (self.ref.sum(axis=1) > 0)
 
     @functools.cached_property
     def repeat(self) -> Buffers:
-        """A second launch on the same input (``deterministic`` compares it; ``rows_independent``
+        """A second launch on the same inputs (``deterministic`` compares it; ``rows_independent``
         judges only a kernel that repeats itself)."""
         return self.again()
 
-    def again(self, x_host: np.ndarray | None = None) -> Buffers:
-        """Another launch, on ``x_host`` (float32, cast here) or the same input."""
-        x = self.x_host if x_host is None else as_format(x_host, self.fmt)
-        return launch(self.subject, x, self.offsets)
+    def again(self, inputs: tuple | None = None) -> Buffers:
+        """Another launch, on ``inputs`` (float32, cast here) or the same inputs."""
+        inputs = self.inputs_host if inputs is None else tuple(as_format(a, self.fmt) for a in inputs)
+        return launch(self.subject, inputs, self.offsets)
 
 
-def observe(subject: Subject, x_host: np.ndarray, offsets: tuple[int, int]) -> Observation:
-    """Launch ``subject`` once on ``x_host`` (in its element type) and compute what it is judged by."""
-    first = launch(subject, x_host, offsets)
-    x = subject.xp.asarray(x_host.astype(np.float32))  # exact: every format here widens to float32
-    ref = reference_softmax(x, subject.convention)
-    return Observation(subject, dtypes.of(subject.dtype), x_host, offsets, first, x, ref,
-                       bound_for(subject, x, ref))
-
-
-@dataclass
-class Finding:
-    """Why a property failed: a message, and where (row, column) with the arrays to show there
-    (the observation's own unless given)."""
-
-    message: str | None
-    where: tuple[int, int] | None = None
-    arrays: dict = field(default_factory=dict)  # x, y, ref, bound to show instead of the observation's
+def observe(subject: Subject, inputs: tuple, offsets: tuple[int, int]) -> Observation:
+    """Launch ``subject`` once on ``inputs`` (host arrays in its element type) and compute what it
+    is judged by."""
+    first = launch(subject, inputs, offsets)
+    exact = tuple(subject.xp.asarray(a.astype(np.float32)) for a in inputs)  # every format widens exactly
+    op = subject.operation
+    ref = op.reference(exact, subject.convention)
+    return Observation(subject, dtypes.of(subject.dtype), inputs, offsets, first, exact, ref,
+                       op.bound(subject, exact, ref))

@@ -1,10 +1,11 @@
-"""Property checks for a softmax kernel, usable with or without pytest.
+"""Property checks for a kernel of any op, usable with or without pytest.
 
-:func:`check` launches a subject (:class:`~softmax_harness.subject.Subject`: any ``fn(x, out)``
-over NumPy or CuPy arrays) on one batch, computes the float64 reference and the bound once
-(:class:`Observation`), and evaluates each property of :data:`PROPERTIES`, one function each.
-Each failure message names the kernel, the row, the column, the input around it, the expected
-and actual output, and ends with a one-line reproduction.
+:func:`check` launches a subject (:class:`~softmax_harness.subject.Subject`: any
+``fn(*inputs, out)`` over NumPy or CuPy arrays) on one batch, computes its op's float64
+reference and bound once (:class:`Observation`), and evaluates each property of the op
+(``Op.properties``: the shared ones here, one function each, and the op's own in
+:mod:`softmax_harness.ops`). Each failure message names the kernel, the row, the column, the
+input around it, the expected and actual output, and ends with a one-line reproduction.
 
 Each property catches a defect that none of the others does (``tests/test_mutation.py`` shows
 which). ``order_preserved`` (x_i > x_j implies y_i >= y_j within the two bounds) was merged
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import bounds, dtypes, tally
+from . import bounds, dtypes, ops, tally
 from .buffers import GUARD, bits
 from .observation import (
     Finding,
@@ -41,16 +42,8 @@ from .tally import TALLY, merge_tally
 __all__ = ["PROPERTIES", "TALLY", "Observation", "PropertyFailure", "Report", "Subject", "check",
            "check_recipe", "merge_tally", "observe"]
 
-PROPERTIES = (
-    "matches_reference",   # |y - ref| within the stated per-element bound
-    "sums_to_one",         # each finite row's float64 sum is 1 within its own slack; 0 <= y <= 1
-    "nonfinite_contract",  # NaN exactly where the reference has NaN; masked entries exactly 0
-    "all_written",         # no output element keeps the poison pattern
-    "no_write_outside",    # guard zones around the output are bitwise intact
-    "input_unchanged",     # the input (and its guard zones) is bitwise intact
-    "deterministic",       # a repeated launch gives bitwise-identical output
-    "rows_independent",    # changing one row leaves every other row's output bitwise unchanged
-)
+#: The forward softmax's properties; every op's are ``ops.of(name).properties``.
+PROPERTIES = ops.SOFTMAX.properties
 
 
 class PropertyFailure(AssertionError):
@@ -105,38 +98,21 @@ def input_unchanged(o: Observation) -> Finding | None:
 
 def nonfinite_contract(o: Observation) -> Finding | None:
     xp = o.xp  # judged on what the kernel wrote: an element left poisoned is all_written's
-    where = first_true(xp, (xp.isnan(o.y64) != ~o.finite) & o.written)
+    infinite = xp.isinf(o.ref)
+    where = first_true(xp, ((xp.isnan(o.y64) != xp.isnan(o.ref)) | (infinite & (o.y64 != o.ref))) & o.written)
     if where is None:
-        masked = (o.x == -xp.inf) & o.finite
-        full = o.finite & (o.ref == 0) & xp.all(o.x == -xp.inf, axis=1, keepdims=True)
-        where = first_true(xp, (masked | full) & (o.y64 != 0) & o.written)
+        fixed = o.subject.operation.exact(o)
+        if fixed is not None:
+            where = first_true(xp, fixed[0] & (o.y64 != fixed[1]) & o.written)
     if where is None:
         return None
-    return Finding("NaN must appear exactly where the reference has it, and masked (-inf) entries must "
-                   "be exactly 0", where)
+    return Finding("NaN and infinities must appear exactly where the reference has them, and the "
+                   f"values the contract fixes (a masked entry's) must be exact ({o.subject.op})", where)
 
 
 def matches_reference(o: Observation) -> Finding | None:
     where = first_true(o.xp, o.finite & ~(o.err <= o.bound) & o.written)
     return Finding(None, where) if where else None
-
-
-def sums_to_one(o: Observation) -> Finding | None:
-    xp = o.xp
-    live = o.live & xp.all(o.written, axis=1)  # a row with poison left in it is all_written's
-    if not bool(live.any()):
-        return None
-    total = xp.where(o.finite, o.y64, 0.0).sum(axis=1)
-    sub = o.subject
-    slack = bounds.row_sum_slack(o.bound, n_cols=o.x.shape[1], lanes=sub.lanes, algorithm=sub.algorithm,
-                                 fast_math=sub.fast_math, xp=xp, dtype=sub.dtype, rounding=sub.rounding,
-                                 chain=sub.chain(o.x.shape[1]))
-    row_bad = live & ~(xp.abs(total - 1.0) <= slack)
-    if bool(row_bad.any()):
-        r = int(xp.argmax(row_bad))
-        return Finding(f"row {r} sums to {float(total[r])!r} (allowed |sum - 1| <= {float(slack[r]):.3g})")
-    where = first_true(xp, live[:, None] & ~((o.y64 >= 0) & (o.y64 <= 1)))
-    return Finding("an output lies outside [0, 1]", where) if where else None
 
 
 def deterministic(o: Observation) -> Finding | None:
@@ -149,24 +125,18 @@ def deterministic(o: Observation) -> Finding | None:
 
 
 def rows_independent(o: Observation) -> Finding | None:
-    # Rows k (the first, the middle and the last) become their reverse lifted above every other
-    # finite value of the batch, so a kernel that leaks anything between rows (a batch-wide max,
-    # a shared sum, a neighbour's element) shows it. With five rows or more one launch changes
-    # all three and leaves their neighbours as they were; fewer rows get a launch each.
-    xp, x32 = o.xp, o.x_host.astype(np.float32)
-    n_rows = x32.shape[0]
+    # Rows k (the first, the middle and the last) change as the op says (a forward's become their
+    # reverse lifted above every other finite value of the batch), so a kernel that leaks anything
+    # between rows (a batch-wide max, a shared sum, a neighbour's element) shows it. With five rows
+    # or more one launch changes all three and leaves their neighbours as they were; fewer rows
+    # get a launch each.
+    xp = o.xp
+    n_rows = o.x_host.shape[0]
     if n_rows < 2 or bool((bits(xp, o.repeat.y) != bits(xp, o.y)).any()):
         return None  # judged bitwise: only a kernel that repeats itself (else deterministic fails)
-    finite = x32[np.isfinite(x32)]
-    top = o.fmt.guard / 3  # far from overflow in the format
-    lift = np.float32(min(2.0 * float(np.abs(finite).max()) + 1.0, top)) if finite.size else 1.0
     chosen = sorted({0, n_rows // 2, n_rows - 1})
     for changed_rows in ([chosen] if n_rows >= 5 else [[k] for k in chosen]):
-        changed = x32.copy()
-        with np.errstate(over="ignore"):
-            for k in changed_rows:
-                changed[k] = np.where(np.isfinite(changed[k]), changed[k][::-1] / 2 + lift, changed[k])
-        other = o.again(changed)
+        other = o.again(o.subject.operation.perturb(o.inputs_host, changed_rows, o.fmt))
         keep = xp.ones(n_rows, dtype=bool)
         keep[changed_rows] = False
         where = first_true(xp, (bits(xp, other.y) != bits(xp, o.y)) & keep[:, None])
@@ -177,14 +147,17 @@ def rows_independent(o: Observation) -> Finding | None:
     return None
 
 
-#: The properties in the order they are evaluated (the cheap, single-launch ones first).
-CHECKS = {
+#: The properties every op has.
+SHARED = {
     "all_written": all_written, "no_write_outside": no_write_outside, "input_unchanged": input_unchanged,
     "nonfinite_contract": nonfinite_contract, "matches_reference": matches_reference,
-    "sums_to_one": sums_to_one, "deterministic": deterministic,
-    "rows_independent": rows_independent,
+    "deterministic": deterministic, "rows_independent": rows_independent,
 }
-assert set(CHECKS) == set(PROPERTIES)
+
+
+def checks_of(op) -> dict:
+    """An op's properties in the order they are evaluated, each with its function."""
+    return {name: SHARED.get(name) or op.own[name] for name in op.properties}
 
 
 def _describe(o: Observation, prop: str, finding: Finding, repro: str) -> str:
@@ -217,16 +190,21 @@ def set_repro_dir(path) -> None:
     REPRO_DIR[0] = Path(path)
 
 
-def _repro_line(subject: Subject, x_host: np.ndarray, recipe, offsets: tuple[int, int]) -> str:
+def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, int]) -> str:
     name = subject.repro or subject.name
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
-    data = np.ascontiguousarray(x_host.astype(np.float32))  # exact; repro casts back to the kernel's type
+    data = [np.ascontiguousarray(a.astype(np.float32)) for a in inputs]  # exact; repro casts back
     folder = REPRO_DIR[0]
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"input-{hashlib.sha256(data.tobytes()).hexdigest()[:12]}.npy"
-    np.save(path, data)
+    digest = hashlib.sha256(b"".join(a.tobytes() for a in data)).hexdigest()[:12]
+    if len(data) == 1:
+        path = folder / f"input-{digest}.npy"
+        np.save(path, data[0])
+    else:  # the op's inputs, by their roles
+        path = folder / f"input-{digest}.npz"
+        np.savez(path, **dict(zip(subject.operation.inputs, data, strict=True)))
     out = f" --out-offset {offsets[1]}" if offsets[1] != offsets[0] else ""
     return f"python -m softmax_harness repro {name} --npy {path} --offset {offsets[0]}{out}"
 
@@ -243,29 +221,36 @@ def _errors(o: Observation, report: Report) -> None:
     report.max_bound_ratio = float(xp.max(xp.where(ok, o.err / o.bound, 0.0)))
 
 
-def check(subject: Subject, x_host: np.ndarray, *, offset: int = 0, out_offset: int | None = None,
-          recipe=None, properties=PROPERTIES) -> Report:
-    """Launch ``subject`` on ``x_host`` ((N, C), cast to the subject's dtype) and evaluate
-    ``properties``. The input starts ``offset`` elements past an aligned address, the output
+def check(subject: Subject, x_host, *, offset: int = 0, out_offset: int | None = None,
+          recipe=None, properties=None) -> Report:
+    """Launch ``subject`` on ``x_host`` and evaluate ``properties`` (default: all of its op's).
+    ``x_host`` is an (N, C) array of logits, from which the op makes its inputs (a backward's y
+    is their softmax, its dy the recipe's), or a tuple of the op's inputs; each is cast to the
+    subject's dtype. The inputs start ``offset`` elements past an aligned address, the output
     ``out_offset`` (default: ``offset``)."""
     started = time.perf_counter()
-    x_host = as_format(x_host, dtypes.of(subject.dtype))
-    report = Report(subject.name, x_host.shape, offset, out_offset)
+    op = subject.operation
+    fmt = dtypes.of(subject.dtype)
+    if not isinstance(x_host, tuple):
+        x_host = op.build(np.asarray(x_host, dtype=np.float32), recipe, subject.convention)
+    inputs = tuple(as_format(a, fmt) for a in x_host)
+    report = Report(subject.name, inputs[0].shape, offset, out_offset)
     offsets = (offset, offset if out_offset is None else out_offset)
+    wanted = op.properties if properties is None else properties
     repro = None  # written (with a saved input, where needed) only when something fails
     try:
-        o = observe(subject, x_host, offsets)
+        o = observe(subject, inputs, offsets)
     except Exception as exc:  # a launch error fails the check whatever was asked
-        repro = _repro_line(subject, x_host, recipe, offsets)
+        repro = _repro_line(subject, inputs, recipe, offsets)
         report.failures["launch"] = (f"launch failed for {subject.name}: the kernel raised "
                                      f"{type(exc).__name__}: {exc}\n  reproduce: {repro}")
     else:
-        if x_host.size:
+        if inputs[0].size:
             _errors(o, report)
-            for prop, holds in CHECKS.items():
-                finding = holds(o) if prop in properties else None
+            for prop, holds in checks_of(op).items():
+                finding = holds(o) if prop in wanted else None
                 if finding is not None:
-                    repro = repro or _repro_line(subject, x_host, recipe, offsets)
+                    repro = repro or _repro_line(subject, inputs, recipe, offsets)
                     report.failures[prop] = _describe(o, prop, finding, repro)
     report.seconds = time.perf_counter() - started
     tally.record(report.subject, report.shape[0], report.seconds, report.max_ulps, report.max_bound_ratio,

@@ -233,6 +233,12 @@ def variant(request):
 
 
 @pytest.fixture(scope="session")
+def softmax_variant(request):
+    """A correct kernel variant of the forward softmax, compiled."""
+    return _compiled(request)
+
+
+@pytest.fixture(scope="session")
 def split_variant(request):
     """A correct split-row variant (a row over a group of blocks), compiled."""
     return _compiled(request)

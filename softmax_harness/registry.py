@@ -7,12 +7,17 @@ Each kernel file declares its variants in comment lines of the form::
 Fields (``key=value``, values may be quoted):
 
 ``name``        unique identifier of the variant (letters, digits, ``_``)
+``op``          what it computes (``softmax_harness.ops``): ``softmax`` (the default), ``softmax_backward``
+                (dx = y * (dy - sum(dy * y)), from inputs ``y`` and ``dy``), ``log_softmax`` or
+                ``log_softmax_backward`` (dx = dy - exp(z) * sum(dy), from inputs ``z`` and ``dy``)
 ``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
-                unless ``args`` says otherwise
-``args``        the order of the kernel's arguments, of ``in`` (the input pointer), ``out`` (the output
-                pointer), ``rows``, ``cols`` and optionally ``stride`` (the row stride in elements, an
-                int), comma-separated: ``args=out,in,rows,cols`` for ``(float* out, const float* in, int N,
-                int C)`` as the seed posts and llm.c write them (default ``in,out,rows,cols``)
+                unless ``args`` says otherwise (``(const float* y, const float* dy, float* dx, int n_rows,
+                int n_cols)`` for a backward)
+``args``        the order of the kernel's arguments, of its op's inputs (``in``, the input pointer; a
+                backward's ``y`` or ``z`` and ``dy``), ``out`` (the output pointer), ``rows``, ``cols`` and
+                optionally ``stride`` (the row stride in elements, an int), comma-separated:
+                ``args=out,in,rows,cols`` for ``(float* out, const float* in, int N, int C)`` as the seed
+                posts and llm.c write them (default: the inputs, then ``out,rows,cols``)
 ``launcher``    instead of a geometry: ``module:function``, a Python launcher called as
                 ``function(kernel, x, out)`` with the compiled CuPy kernel and the arrays; the header then
                 needs no ``geometry`` or ``threads`` (``lanes`` sets the bound, default 1: the loosest)
@@ -62,6 +67,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import ops
+
 
 def _kernels_dir() -> Path:
     """The bundled kernels: package data in an installed wheel (``softmax_harness/kernels``),
@@ -74,7 +81,7 @@ def _kernels_dir() -> Path:
 KERNELS_DIR = _kernels_dir()
 
 ALGORITHMS = ("naive", "safe", "online")
-ROLES = ("in", "out", "rows", "cols", "stride")
+ROLES = ("in", "y", "z", "dy", "out", "rows", "cols", "stride")
 GEOMETRIES = ("launcher", "thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
               "cluster-per-row", "split-row")
 CONVENTIONS = ("torch", "masked")
@@ -84,7 +91,7 @@ _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 INPUTS = ("past_2_31", "many_rows", "busy_stream")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
-_KNOWN = set(_REQUIRED) | {"args", "launcher",
+_KNOWN = set(_REQUIRED) | {"args", "launcher", "op",
     "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
     "convention", "fast_math", "exp", "rounding", "catches", "defect", "sanitizer", "input",
 }
@@ -131,6 +138,7 @@ class VariantSpec:
     defect: str | None = None
     sanitizer: str | None = None  # known-bad: the compute-sanitizer tool that must flag it
     input: str | None = None  # known-bad: the gallery's fixed trial (INPUTS)
+    op: str = "softmax"  # what it computes (softmax_harness.ops)
 
     @property
     def known_bad(self) -> bool:
@@ -211,15 +219,17 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     cluster = _int(path, line, "cluster", fields.get("cluster", "1"), 1, 16)
     if (geometry == "cluster-per-row") != ("cluster" in fields):
         raise _fail(path, line, "cluster= goes with geometry=cluster-per-row, and only with it")
-    args = tuple(fields.get("args", "in,out,rows,cols").split(","))
+    op = ops.of(_choice(path, line, "op", fields.get("op", "softmax"), ops.NAMES))
+    roles = (*op.inputs, "out", "rows", "cols")
+    args = tuple(fields.get("args", ",".join(roles)).split(","))
     for role in args:
-        _choice(path, line, "args", role, ROLES)
-    if sorted(set(args)) != sorted(args) or not {"in", "out", "rows", "cols"} <= set(args):
-        raise _fail(path, line, f"args={fields['args']} must name in, out, rows and cols once each "
-                    "(and stride at most once)")
-    if "args" in fields and geometry == "split-row":
-        raise _fail(path, line, "args= does not go with geometry=split-row (its kernels take our signature "
-                    "and a workspace)")
+        _choice(path, line, "args", role, (*roles, "stride"))
+    if sorted(set(args)) != sorted(args) or not set(roles) <= set(args):
+        raise _fail(path, line, f"args={fields['args']} must name {', '.join(roles[:-1])} and {roles[-1]} "
+                    "once each (and stride at most once)")
+    if ("args" in fields or op.name != "softmax") and geometry == "split-row":
+        raise _fail(path, line, "geometry=split-row goes with the forward softmax in our signature (its "
+                    "kernels take a workspace), without args=")
     derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads,
                "cluster-per-row": threads * cluster, "split-row": threads}
     if geometry == "launcher":
@@ -268,7 +278,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),
         smem=_int(path, line, "smem", fields.get("smem", "0"), 0),
         dtypes=dtypes,
-        convention=_choice(path, line, "convention", fields.get("convention", "torch"), CONVENTIONS),
+        convention=_choice(path, line, "convention", fields.get("convention", "torch"), op.conventions),
         fast_math=fast_math == "true",
         exp=_choice(path, line, "exp", fields.get("exp", "shifted"), FAST_EXPS),
         rounding=_choice(path, line, "rounding", fields.get("rounding", "nearest"), ROUNDINGS),
@@ -277,6 +287,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         catches=fields.get("catches"),
         input=_choice(path, line, "input", fields["input"], INPUTS) if "input" in fields else None,
         defect=fields.get("defect"),
+        op=op.name,
         sanitizer=_choice(path, line, "sanitizer", fields["sanitizer"], SANITIZERS)
         if "sanitizer" in fields else None,
     )

@@ -6,6 +6,8 @@ Without RUN.json the newest run under ``.benchmarks/`` is used. Each element typ
 a table with a row per kernel and a column per row length C: GB/s and the percentage
 of the copy bandwidth measured in the same run (beside each kernel, round by round),
 the best of our kernels in bold, and ``torch.softmax`` (and Triton, where it ran) beside them.
+Each op besides the forward (its benchmarks carry ``op``) has a table of its own: the dispatched
+op and torch's, as fractions of a copy of the same bytes.
 The plot has two panels an element type: GB/s under the copy's ceiling, and the fraction of
 the copy timed beside each kernel.
 """
@@ -33,18 +35,22 @@ def load(path: Path) -> dict:
     """{dtype: {kernel: {C: extra_info}}} and the run's metadata, from a pytest-benchmark JSON file."""
     data = json.loads(Path(path).read_text())
     tables: dict[str, dict[str, dict[int, dict]]] = defaultdict(lambda: defaultdict(dict))
+    other: dict[str, dict] = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     for bench in data["benchmarks"]:
         info = bench.get("extra_info", {})
         if "kernel" in info:
             dtype = info.get("dtype", "float32")
-            tables[dtype][info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
+            into = other[info["op"]] if "op" in info else tables
+            into[dtype][info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
     order = sorted(tables, key=lambda d: (DTYPE_ORDER + (d,)).index(d))
     commit = dict(data.get("commit_info") or {})
     # gpu-check saves runs as NNNN_<commit>.json (the device's copy of the tree has no .git)
     if commit.get("id") in (None, "", "unknown") and "_" in Path(path).stem:
         commit["id"] = Path(path).stem.split("_", 1)[1]
-    return {"tables": {d: dict(tables[d]) for d in order}, "machine": data.get("machine_info", {}),
-            "commit": commit, "datetime": data.get("datetime", "")}
+    ops = {op: {d: dict(t[d]) for d in sorted(t, key=lambda d: (DTYPE_ORDER + (d,)).index(d))}
+           for op, t in other.items()}
+    return {"tables": {d: dict(tables[d]) for d in order}, "ops": ops,
+            "machine": data.get("machine_info", {}), "commit": commit, "datetime": data.get("datetime", "")}
 
 
 def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
@@ -78,7 +84,25 @@ def markdown(run: dict, source: str = "") -> str:
     ]
     for dtype, table in run["tables"].items():
         lines += ["", f"## {dtype}", "", *_section(table)]
+    for op, tables in run.get("ops", {}).items():
+        lines += ["", f"## {op}", "", "The copy moves the same bytes: the inputs read once and the output "
+                  "written once.", "", *_op_section(op, tables)]
     return "\n".join(lines) + "\n"
+
+
+def _op_section(op: str, tables: dict) -> list[str]:
+    """A row per (dtype, C): the dispatched op and torch's, as fractions of the copy beside each."""
+    ours, theirs = f"softmax_harness.{op}", f"torch.{op}"
+    lines = ["| dtype | C | dispatched variant | GB/s | % of copy | torch: GB/s | % of copy | vs torch |",
+             "|---|---|---|---|---|---|---|---|"]
+    for dtype, table in tables.items():
+        for c in sorted(table.get(ours, {})):
+            mine, base = table[ours][c], table.get(theirs, {}).get(c)
+            tail = (f"{base['gbps']:.0f} | {100 * base['fraction_of_copy']:.0f}% | "
+                    f"{base['median_s'] / mine['median_s']:.2f}x") if base else "n/a | n/a | n/a"
+            lines.append(f"| {dtype} | {c} | {mine.get('dispatched', '?')} | {mine['gbps']:.0f} | "
+                         f"{100 * mine['fraction_of_copy']:.0f}% | {tail} |")
+    return lines
 
 
 def _section(table: dict) -> list[str]:

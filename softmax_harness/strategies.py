@@ -47,6 +47,11 @@ VALUE_KINDS = (
 MASK_KINDS = ("none", "first", "tail", "causal", "random", "full", "last", "all_but_one", "only_last")
 #: Poison values that the contract turns into an all-NaN row.
 SPECIAL_KINDS = ("none", "posinf", "nan")
+#: Kinds of incoming gradient dy (for the backward ops), simplest first: standard normal, one value
+#: everywhere (dx cancels to about 0), a one-hot row (a cross-entropy's), magnitudes near 2^100
+#: and near 2^-100, large values of both signs that cancel in sum(dy * y), and one non-finite
+#: element (NaN, +inf).
+GRAD_KINDS = ("randn", "equal", "one_hot", "huge", "tiny", "opposite", "nan", "posinf")
 
 LONG_LENGTHS = (2**17 + 3, 2**20, 2**20 + 1)
 
@@ -66,14 +71,16 @@ class RowRecipe:
 @dataclass(frozen=True)
 class BatchRecipe:
     """A 2-d batch: ``n_rows`` rows of ``n_cols``, cycling through ``rows``; ``offset``
-    is the misalignment (in elements) of the input base pointer, ``out_offset`` that of the
-    output (None: the same as the input's)."""
+    is the misalignment (in elements) of the input base pointers, ``out_offset`` that of the
+    output (None: the same as the input's); ``grad`` the kind of incoming gradient an op with a
+    ``dy`` input gets (:func:`build_grad`)."""
 
     n_cols: int
     rows: tuple[RowRecipe, ...] = (RowRecipe(),)
     n_rows: int = 0       # 0: one row per recipe
     offset: int = 0
     out_offset: int | None = None
+    grad: str = "randn"   # the incoming gradient's kind (GRAD_KINDS), for the backward ops
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -176,6 +183,33 @@ def build_batch(recipe: BatchRecipe) -> np.ndarray:
     return batch
 
 
+def build_grad(recipe: BatchRecipe) -> np.ndarray:
+    """The (N, C) float32 incoming gradient of ``recipe``'s kind (deterministic in the recipe)."""
+    n_rows, n_cols = recipe.shape
+    kind = recipe.grad
+    rng = np.random.default_rng([recipe.rows[0].seed if recipe.rows else 0, GRAD_KINDS.index(kind)])
+    shape = (n_rows, n_cols)
+    if kind == "equal":
+        dy = np.full(shape, rng.choice([1.0, -3.5, 1e20]))
+    elif kind == "one_hot":
+        dy = np.zeros(shape)
+        if n_cols:
+            dy[np.arange(n_rows), rng.integers(n_cols, size=n_rows)] = rng.choice([1.0, -1.0, 1e4])
+    elif kind == "huge":
+        dy = rng.standard_normal(shape) * 2.0**100
+    elif kind == "tiny":
+        dy = rng.standard_normal(shape) * 2.0**-100
+    elif kind == "opposite":
+        dy = rng.standard_normal(shape) + np.where(np.arange(n_cols) % 2, 1e20, -1e20)
+    else:
+        dy = rng.standard_normal(shape)
+    dy = dy.astype(np.float32)
+    if kind in ("nan", "posinf") and dy.size:
+        rows = np.arange(n_rows)
+        dy[rows, rng.integers(n_cols, size=n_rows)] = np.nan if kind == "nan" else np.inf
+    return dy
+
+
 #: Length classes, each drawn as often as the others (:func:`lengths`): a few elements, warp
 #: edges, vector edges, powers of two.
 TINY_LENGTHS = tuple(range(1, 10))
@@ -219,12 +253,14 @@ def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):
 
 @st.composite
 def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: int = 2**22,
-            aligned_only: bool = False, rows_first: bool = False):
+            aligned_only: bool = False, rows_first: bool = False, grads=None):
     """Batches mixing many row recipes of one length, with the row count sometimes far
     larger (multi-row and grid-stride paths) and base pointers sometimes misaligned, the
     output sometimes differently from the input. Where the two do not fit ``max_elements``,
     the length wins (the row count is cut), or with ``rows_first`` the row count (the length
-    is cut): so a small budget still reaches batches of 70001 rows, past 65535."""
+    is cut): so a small budget still reaches batches of 70001 rows, past 65535. ``grads`` (a
+    sequence of :data:`GRAD_KINDS`) draws the incoming gradient's kind too, for ops that take one;
+    without it nothing more is drawn, so the forward's examples stay as they were."""
     n_cols = draw(lens if lens is not None else lengths())
     kinds = draw(st.lists(rows if rows is not None else row_recipes(), min_size=1, max_size=max_kinds))
     room = max(1, max_elements // n_cols)
@@ -236,8 +272,9 @@ def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: in
     if not aligned_only:
         offset = draw(st.sampled_from([0, 1, 2, 3]))
         out_offset = draw(st.sampled_from([None, None, 0, 1, 2, 3]))
+    grad = draw(st.sampled_from(grads)) if grads else "randn"
     return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset,
-                       out_offset=None if out_offset == offset else out_offset)
+                       out_offset=None if out_offset == offset else out_offset, grad=grad)
 
 
 #: The classic failures of the seed posts' online kernels, pinned as examples.

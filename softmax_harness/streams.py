@@ -47,9 +47,11 @@ def check(subject, n_rows: int = N_ROWS, n_cols: int | None = None) -> tuple[str
     n_cols = n_cols or (N_COLS if subject.supports(N_COLS) else subject.max_cols)
     fmt = dtypes.of(subject.dtype)
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((n_rows, n_cols)).astype(fmt.numpy())
-    buffers = Buffers(xp, x, (0, 0))
-    subject.fn(buffers.x, buffers.y)  # compiled, and its allocations made, before the trial
+    x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        inputs = tuple(a.astype(fmt.numpy()) for a in subject.operation.build(x, None, subject.convention))
+    buffers = Buffers(xp, inputs, (0, 0))
+    subject.fn(*buffers.inputs, buffers.y)  # compiled, and its allocations made, before the trial
     xp.cuda.Device().synchronize()
     bits(xp, buffers.dst)[...] = buffers.poison
     xp.cuda.Device().synchronize()
@@ -57,7 +59,7 @@ def check(subject, n_rows: int = N_ROWS, n_cols: int | None = None) -> tuple[str
     caller = xp.cuda.Stream(non_blocking=True)
     _hold(xp, spin)
     with caller:
-        subject.fn(buffers.x, buffers.y)
+        subject.fn(*buffers.inputs, buffers.y)
     caller.synchronize()
     seen = buffers.y.get(stream=caller)  # a copy-engine transfer: it does not wait for the spin
     xp.cuda.Device().synchronize()

@@ -1,5 +1,6 @@
-"""A subject under test: something that computes the softmax, and what its bound and contract
-depend on (how many lanes share a row, its algorithm, its exponentials, its element type)."""
+"""A subject under test: something that computes an op (the softmax, its backward, ...), and what
+its bound and contract depend on (how many lanes share a row, its algorithm, its exponentials,
+its element type)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import bounds, dtypes
+from . import bounds, dtypes, ops
 
 
 @dataclass
 class Subject:
-    """A kernel under test: ``fn(x, out)`` over arrays of ``xp`` (NumPy or CuPy)."""
+    """A kernel under test: ``fn(*inputs, out)`` over arrays of ``xp`` (NumPy or CuPy), the inputs
+    those of its op (``fn(x, out)`` for the forward softmax, ``fn(y, dy, out)`` for its backward)."""
 
     name: str
     fn: object
@@ -28,6 +30,7 @@ class Subject:
     max_cols: int | None = None  # the longest row it takes
     threads: int | None = None  # threads a block (a kernel's), for the lengths around its edges
     tile: int = 0  # elements a block holds (a split-row kernel's)
+    op: str = "softmax"  # what it computes (softmax_harness.ops)
 
     @classmethod
     def of(cls, variant) -> Subject:
@@ -37,7 +40,13 @@ class Subject:
         s = variant.spec
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
                    convention=s.convention, fast_math=s.fast_math, exp=s.exp, rounding=s.rounding,
-                   dtype=s.dtype, repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile)
+                   dtype=s.dtype, repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile,
+                   op=s.op)
+
+    @property
+    def operation(self):
+        """Its :class:`~softmax_harness.ops.Op`."""
+        return ops.of(self.op)
 
     @property
     def on_gpu(self) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import compiler, dtypes
+from . import compiler, dtypes, ops
 from .reference import array_module
 from .registry import KERNELS_DIR, VariantSpec
 
@@ -48,7 +48,8 @@ def compute_capability(device_id: int) -> int:
 
 
 class Variant:
-    """One declared kernel variant; call it as ``v(x, out=None)`` on a CuPy (N, C) array."""
+    """One declared kernel variant; call it as ``v(x, out=None)`` on a CuPy (N, C) array (with its
+    op's inputs: ``v(y, dy, out=None)`` for a backward)."""
 
     def __init__(self, spec: VariantSpec):
         self.spec = spec
@@ -98,11 +99,28 @@ class Variant:
             self._function = compiler.get_function(self.spec.path, self.spec.kernel)
         return self._function
 
-    def _error(self, kind, problem: str):
-        return kind(f"softmax variant {self.name!r}: {problem}")
+    @property
+    def op(self):
+        """Its :class:`~softmax_harness.ops.Op`."""
+        return ops.of(self.spec.op)
 
-    def check_input(self, x, out=None) -> None:
+    def _error(self, kind, problem: str):
+        return kind(f"{self.spec.op} variant {self.name!r}: {problem}")
+
+    def _arrays(self, arrays, out):
+        """The input arrays and the output of a call, ``out`` given by keyword or after the inputs."""
+        names = self.op.inputs
+        if out is None and len(arrays) == len(names) + 1:
+            *arrays, out = arrays
+        if len(arrays) != len(names):
+            raise self._error(TypeError, f"takes {len(names)} input array{'s' if len(names) > 1 else ''} "
+                              f"({', '.join(names)}) and out=, got {len(arrays)}")
+        return tuple(arrays), out
+
+    def check_input(self, *arrays, out=None) -> None:
         """Raise TypeError/ValueError naming the variant and the problem, or return."""
+        arrays, out = self._arrays(arrays, out)
+        x = arrays[0]
         if not _is_cupy_array(x):
             raise self._error(TypeError, f"expected a cupy.ndarray, got {type(x).__name__}")
         if x.dtype.name not in self.dtypes:
@@ -121,6 +139,15 @@ class Variant:
             raise self._error(ValueError, f"shape {tuple(x.shape)} has a dimension above 2**31 - 1")
         if x.data.ptr % x.dtype.itemsize:
             raise self._error(ValueError, "input is not aligned to its element size")
+        for name, other in zip(self.op.inputs[1:], arrays[1:], strict=True):
+            if not _is_cupy_array(other):
+                raise self._error(TypeError, f"{name} must be a cupy.ndarray, got {type(other).__name__}")
+            if other.shape != x.shape or other.dtype != x.dtype:
+                raise self._error(ValueError, f"{name} has shape {tuple(other.shape)} and dtype "
+                                  f"{other.dtype}, expected {tuple(x.shape)} and {x.dtype} (as "
+                                  f"{self.op.inputs[0]})")
+            if not other.flags.c_contiguous or other.data.ptr % other.dtype.itemsize:
+                raise self._error(ValueError, f"{name} is not C-contiguous and aligned to its element size")
         if out is None:
             return
         if not _is_cupy_array(out):
@@ -132,10 +159,12 @@ class Variant:
             raise self._error(ValueError, "out is not C-contiguous")
         if out.data.ptr % out.dtype.itemsize:
             raise self._error(ValueError, "out is not aligned to its element size")
-        lo_x, hi_x = x.data.ptr, x.data.ptr + x.nbytes
         lo_o, hi_o = out.data.ptr, out.data.ptr + out.nbytes
-        if x.nbytes and lo_o < hi_x and lo_x < hi_o:
-            raise self._error(ValueError, "out overlaps the input (in-place softmax is not supported)")
+        for name, a in zip(self.op.inputs, arrays, strict=True):
+            lo_x, hi_x = a.data.ptr, a.data.ptr + a.nbytes
+            if a.nbytes and lo_o < hi_x and lo_x < hi_o:
+                role = "the input" if len(arrays) == 1 else f"input {name}"
+                raise self._error(ValueError, f"out overlaps {role} (in place is not supported)")
 
     def launch_config(self, n_rows: int, n_cols: int, device_id: int = 0):
         """(grid, block, shared_mem_bytes) for a launch over ``n_rows`` rows."""
@@ -150,10 +179,12 @@ class Variant:
         smem = spec.smem_per_col * n_cols * spec.rows_per_block + spec.smem
         return (grid,), (spec.threads,), smem
 
-    def __call__(self, x, out=None):
+    def __call__(self, *arrays, out=None):
         import cupy
 
-        self.check_input(x, out)
+        arrays, out = self._arrays(arrays, out)
+        self.check_input(*arrays, out=out)
+        x = arrays[0]
         if out is None:
             out = cupy.empty_like(x)
         n_rows, n_cols = x.shape
@@ -164,14 +195,14 @@ class Variant:
                               f"or newer (this device: {compute_capability(x.device.id) / 10:.1f})")
         function = self.compile()
         if self.spec.launcher is not None:
-            self._launcher()(function, x, out)
+            self._launcher()(function, *arrays, out)
             return out
         grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
         if self.spec.geometry == "split-row":
             args = (x, out, np.int32(n_rows), np.int32(n_cols))
         else:
-            given = {"in": x, "out": out, "rows": np.int32(n_rows), "cols": np.int32(n_cols),
-                     "stride": np.int32(n_cols)}
+            given = {**dict(zip(self.op.inputs, arrays, strict=True)), "out": out, "rows": np.int32(n_rows),
+                     "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
             args = tuple(given[role] for role in self.spec.args)
         if smem > max(48 * 1024, self._smem_asked):  # beyond the default limit a launch must ask for it
             function.max_dynamic_shared_size_bytes = self._smem_asked = smem

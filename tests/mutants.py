@@ -424,6 +424,8 @@ class Model:
     lanes: int = 1
     algorithm: str = "safe"
     dtype: str = "float32"
+    op: str = "softmax"
+    fast_math: bool = False
 
     @property
     def doc(self) -> str:

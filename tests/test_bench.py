@@ -13,15 +13,17 @@ import statistics
 import pytest
 
 import softmax_harness
-from softmax_harness import baselines
+from softmax_harness import baselines, dispatch
 from softmax_harness.bench import (
     SWEEP_COLS,
     SWEEP_DTYPES,
+    SWEEP_OPS,
     TIMER,
     bytes_moved,
     copier,
     gpu_clock,
     gpu_timed,
+    op_inputs,
     sweep_input,
 )
 
@@ -47,7 +49,8 @@ def _dispatched(n_cols, dtype):
 
 
 def _kernels():
-    for v in softmax_harness.variants():  # one sized for far longer rows says little here, unless dispatched
+    for v in softmax_harness.catalog.select("softmax_variant"):  # one sized for far longer rows says
+        # little here, unless dispatched
         yield v.name, v, lambda c, d, v=v: v.supports(c, d) and (
             v.max_cols is None or v.max_cols <= 16 * c or v.name in _dispatched(c, d))
     yield "softmax_harness.softmax", softmax_harness.softmax, lambda c, d: d in softmax_harness.dispatch.TABLE
@@ -60,8 +63,11 @@ CASES = [(name, fn, c, d) for d in SWEEP_DTYPES for c in SWEEP_COLS for name, fn
          if fn is not None and ok(c, d) and not (hasattr(fn, "spec") and c > SLOW.get(fn.spec.geometry, c))]
 
 
-def _record(benchmark, name, x, seconds_median, copy):
-    moved = bytes_moved(x)
+def _record(benchmark, name, x, seconds_median, copy, moved=None):
+    """What a benchmark stores beside its time; ``moved``: the bytes the op must move (its inputs
+    read and its output written), when they are not the forward's, and ``copy`` the time of a copy
+    of as many bytes."""
+    moved = moved or bytes_moved(x)
     if name == "softmax_harness.softmax":
         chosen = softmax_harness.dispatch.chosen_for(x)
         benchmark.extra_info["dispatched"] = chosen.name
@@ -87,6 +93,30 @@ def test_softmax_bandwidth(benchmark, name, fn, n_cols, dtype):
     timed = gpu_timed(lambda: fn(x, out), repeat=1 if slow else 5, beside=copier(x, out))
     benchmark.pedantic(timed, rounds=3 if slow else 15, warmup_rounds=1, iterations=1)
     _record(benchmark, name, x, benchmark.stats.stats.median, statistics.median(timed.beside_seconds))
+
+
+@pytest.mark.parametrize("op,who,n_cols,dtype", [
+    pytest.param(op, who, c, d, id=_id(f"{op}-{who}", c, d))
+    for d in SWEEP_DTYPES for c in SWEEP_COLS for op in SWEEP_OPS for who in ("harness", "torch")])
+def test_op_bandwidth(benchmark, op, who, n_cols, dtype):
+    """The dispatched backward, log_softmax and log_softmax backward, and torch's, as the fraction
+    of a copy of the same bytes ((k + 1) / 2 times the sweep input for k inputs: the copy of the
+    input, timed beside, scaled by as much)."""
+    x, out = sweep_input(n_cols, dtype)
+    inputs = op_inputs(op, n_cols, dtype)
+    fn = getattr(dispatch, op) if who == "harness" else baselines.TORCH[op]()
+    if fn is None:
+        pytest.skip("torch is not installed")
+    benchmark.group = f"{dtype} C={n_cols} {op}"
+    timed = gpu_timed(lambda: fn(*inputs, out), repeat=5, beside=copier(x, out))
+    benchmark.pedantic(timed, rounds=15, warmup_rounds=1, iterations=1)
+    scale = (len(inputs) + 1) / 2
+    name = f"softmax_harness.{op}" if who == "harness" else f"torch.{op}"
+    _record(benchmark, name, x, benchmark.stats.stats.median, scale * statistics.median(timed.beside_seconds),
+            moved=(len(inputs) + 1) * x.nbytes)
+    benchmark.extra_info["op"] = op
+    if who == "harness":
+        benchmark.extra_info["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
 
 
 @pytest.mark.parametrize("n_cols,dtype", [pytest.param(c, d, id=_id("copy", c, d))

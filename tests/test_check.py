@@ -74,9 +74,10 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     assert re.search(r"kernels/reversed.cu sm_90 reversed: \d+ registers, 0 bytes spilled", out), out
     assert "needs a GPU, not run: the battery on 1 kernel (" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("usermod:")}
+    head = next(line.split() for line in out.splitlines() if line.startswith("subject "))
     assert set(rows["usermod:good"][1:10]) == {"pass"}, rows
-    bad = rows["usermod:last_column_skipped"]
-    assert bad[4] == "FAIL" and bad[1] == "pass"  # all_written caught it; matches_reference skips unwritten
+    bad = dict(zip(head, rows["usermod:last_column_skipped"], strict=False))
+    assert bad["written"] == "FAIL" and bad["matches"] == "pass"  # matches_reference skips unwritten
     assert "all_written failed for usermod:last_column_skipped" in out
     repro = next(line.split("reproduce: ", 1)[1] for line in out.splitlines() if "reproduce: " in line)
     assert repro.startswith("python -m softmax_harness repro --subject usermod:last_column_skipped --recipe ")

@@ -22,7 +22,7 @@ from softmax_harness.battery import (  # noqa: F401  (collected here: the batter
     test_the_stratified_design,
 )
 from softmax_harness.properties import Subject, check_recipe
-from softmax_harness.strategies import CLASSIC, BatchRecipe, batches, lengths
+from softmax_harness.strategies import CLASSIC, GRAD_KINDS, BatchRecipe, batches, lengths
 
 pytestmark = pytest.mark.gpu
 
@@ -102,7 +102,23 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
     report.raise_if_failed()
 
 
-def test_the_bound_holds_and_is_tight_from_1_to_2_20(variant):
+@pytest.mark.parametrize("op", ["softmax_backward", "log_softmax", "log_softmax_backward"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS))
+@example(recipe=CLASSIC[2])
+def test_dispatched_ops_hold_every_property(op, dtype, recipe):
+    """softmax_harness.softmax_backward, log_softmax and log_softmax_backward, judged with the bound
+    of the variant each dispatches to."""
+    import cupy
+
+    chosen = softmax_harness.dispatch.choose_op(op, recipe.n_cols, cupy.cuda.Device().id, dtype)
+    entry = getattr(softmax_harness, op)
+    subject = Subject.of(chosen)
+    subject.fn, subject.name, subject.repro = entry, f"{op}->{chosen.name}", chosen.name
+    check_recipe(subject, recipe).raise_if_failed()
+
+
+def test_the_bound_holds_and_is_tight_from_1_to_2_20(softmax_variant):
     """At every length from 1 to 2^20, on rows that load each term of the bound
     (:mod:`softmax_harness.tightness`), the largest error is within the bound; for a safe float32
     kernel with exact exponentials it also reaches a quarter of it at every length from 2 (at
@@ -110,6 +126,7 @@ def test_the_bound_holds_and_is_tight_from_1_to_2_20(variant):
     through."""
     from softmax_harness import tightness
 
+    variant = softmax_variant
     subject = Subject.of(variant)
     points = tightness.sweep(subject)
     over = [p for p in points if not p.ratio <= 1]

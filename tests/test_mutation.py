@@ -10,13 +10,15 @@ import contextlib
 import os
 
 import mutants
+import op_mutants
 import pytest
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import FlakyFailure
 
-from softmax_harness import profiles
-from softmax_harness.properties import PROPERTIES, PropertyFailure, Subject, check_recipe
-from softmax_harness.strategies import STRATA, batches, lengths
+from softmax_harness import ops, profiles
+from softmax_harness.battery import grad_strata
+from softmax_harness.properties import PropertyFailure, Subject, check_recipe
+from softmax_harness.strategies import GRAD_KINDS, STRATA, batches, lengths
 
 pytestmark = pytest.mark.skipif(os.environ.get("SOFTMAX_HARNESS_MUTATION") == "0",
                                 reason="the mutation score runs in one tox environment (py311)")
@@ -24,6 +26,13 @@ pytestmark = pytest.mark.skipif(os.environ.get("SOFTMAX_HARNESS_MUTATION") == "0
 #: The CPU hunt: rows to 2^20 (a few of them), batches past 65535 rows of short ones (the row
 #: count wins over the length).
 STRATEGY = batches(lengths(limit=4096, long_rows=True), max_elements=2**18, rows_first=True)
+#: The same for an op with an incoming gradient: its kind drawn too.
+GRAD_STRATEGY = batches(lengths(limit=4096, long_rows=True), max_elements=2**18, rows_first=True,
+                        grads=GRAD_KINDS)
+
+#: Every op's mutants and controls.
+MUTANTS = {**mutants.MUTANTS, **op_mutants.MUTANTS}
+CONTROLS = {**mutants.CONTROLS, **op_mutants.CONTROLS}
 
 #: Mutants a profile is known to miss (each must still be missed: the xfail is strict), and why.
 SURVIVORS: dict[str, dict[str, str]] = {"ci": {}, "dev": {}, "thorough": {}}
@@ -40,21 +49,21 @@ def hunt(name: str, model) -> frozenset[str]:
     """Every property that failed on some batch, up to the first batch on which the declared
     one failed (a control declares none: the hunt takes the whole budget)."""
     subject = Subject(name, model.fn, lanes=model.lanes, algorithm=model.algorithm, dtype=model.dtype,
-                      repro=f"<mutant {name}>")
+                      repro=f"<mutant {name}>", op=model.op, fast_math=model.fast_math, exp="ex2")
     found: list[str] = []
     budget = settings(settings.default, database=None, suppress_health_check=list(HealthCheck),
                       phases=[Phase.explicit, Phase.generate], deadline=None)
 
     @seed(20261202)
     @budget
-    @given(recipe=STRATEGY)
+    @given(recipe=GRAD_STRATEGY if subject.operation.grads else STRATEGY)
     def every_batch(recipe):
         report = check_recipe(subject, recipe)
         found.extend(report.failures)
         if model.catches in report.failures or (report.failures and not model.catches):
             report.raise_if_failed()
 
-    for recipe in STRATA:  # the stratified design first, then the profile's draws
+    for recipe in STRATA + grad_strata(subject):  # the stratified design first, then the profile's draws
         if model.catches in found:
             break
         found.extend(check_recipe(subject, recipe).failures)
@@ -66,10 +75,10 @@ def hunt(name: str, model) -> frozenset[str]:
     return frozenset(found)
 
 
-@pytest.mark.parametrize("name", sorted(mutants.MUTANTS))
+@pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_the_mutant_is_caught_by_its_property(name):
-    model = mutants.MUTANTS[name]
-    assert model.catches in PROPERTIES, model.catches
+    model = MUTANTS[name]
+    assert model.catches in ops.of(model.op).properties, model.catches
     failed = hunt(name, model)
     RESULTS[name] = (profile_name(), model.catches, failed)
     why = SURVIVORS.get(profile_name(), {}).get(name)
@@ -80,9 +89,9 @@ def test_the_mutant_is_caught_by_its_property(name):
     assert model.catches in failed, f"{name} ({model.doc}) survived; failed: {sorted(failed) or 'nothing'}"
 
 
-@pytest.mark.parametrize("name", sorted(mutants.CONTROLS))
+@pytest.mark.parametrize("name", sorted(CONTROLS))
 def test_a_legal_control_passes_every_property(name):
-    model = mutants.CONTROLS[name]
+    model = CONTROLS[name]
     if model.dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
     failed = hunt(name, model)
@@ -90,8 +99,10 @@ def test_a_legal_control_passes_every_property(name):
 
 
 def test_the_suite_has_forty_mutants_and_the_survivors_stay_under_five_percent():
-    assert len(mutants.MUTANTS) >= 40
+    assert len(MUTANTS) >= 40
+    for op in ops.NAMES:  # every op has mutants of its own
+        assert any(m.op == op for m in MUTANTS.values()), op
     for profile, survivors in SURVIVORS.items():
-        assert set(survivors) <= set(mutants.MUTANTS), profile
-        assert len(survivors) <= 0.05 * len(mutants.MUTANTS), profile
+        assert set(survivors) <= set(MUTANTS), profile
+        assert len(survivors) <= 0.05 * len(MUTANTS), profile
     assert not SURVIVORS["thorough"]

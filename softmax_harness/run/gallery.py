@@ -48,7 +48,7 @@ def hunt(name: str, profile: str = "ci") -> dict:
 
     @settings(settings.get_profile(profile), database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads)))
+    @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads), grads=variant.op.grads))
     def search(recipe):
         tried.append(recipe)
         report = check_recipe(subject, recipe, properties=(prop,))

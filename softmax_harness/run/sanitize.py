@@ -36,13 +36,15 @@ def probe(names: list[str]) -> None:
         for recipe in PROBES:
             if not v.supports(recipe.n_cols, dtype):
                 continue
-            with np.errstate(over="ignore", invalid="ignore"):
-                host = build_batch(recipe).astype(dtype)
-            base = cupy.empty(host.size + recipe.offset, dtype)
-            x = base[recipe.offset:].reshape(host.shape)
-            x.set(host)
+            arrays = []
+            for host in v.op.build(build_batch(recipe), recipe, v.spec.convention):
+                with np.errstate(over="ignore", invalid="ignore"):
+                    host = host.astype(dtype)
+                array = cupy.empty(host.size + recipe.offset, dtype)[recipe.offset:].reshape(host.shape)
+                array.set(host)
+                arrays.append(array)
             out = cupy.empty(host.size + recipe.offset, dtype)[recipe.offset:].reshape(host.shape)
-            v(x, out=out)
+            v(*arrays, out=out)
         cupy.cuda.Device().synchronize()
         print(f"probed {name}", flush=True)
 

@@ -1,0 +1,17 @@
+// KNOWN BAD: log_softmax as log(softmax(x)): a probability that underflows to 0 gives -inf
+// where the log-probability is finite (about -104 and below in float32).
+//
+// @variant name=bad_log_of_softmax op=log_softmax kernel=bad_log_of_softmax algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="log(softmax(x)): -inf where a probability underflows"
+#include "softmax.cuh"
+#include "../include/log_softmax.cuh"
+
+extern "C" __global__ void bad_log_of_softmax(const float* __restrict__ x, float* __restrict__ z, int n_rows,
+                                              int n_cols) {
+    const size_t row = (size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (row >= (size_t)n_rows) return;
+    const int lane = threadIdx.x & 31;
+    const float* xr = x + row * n_cols;
+    const float m = sh::warp_reduce(sh::Max(), sh::partial_max(xr, n_cols, lane, 32));
+    const float d = sh::warp_reduce(sh::Sum(), sh::partial_exp_sum(xr, n_cols, m, lane, 32));
+    for (int i = lane; i < n_cols; i += 32) z[row * n_cols + i] = logf(expf(xr[i] - m) / d);
+}

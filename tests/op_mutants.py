@@ -1,0 +1,259 @@
+"""The mutation suite of the ops beyond the forward: defective softmax backwards and
+log_softmax kernels as NumPy models (computing in float32 as a kernel would, one defect each),
+and legal controls that must pass every property of their op."""
+
+from __future__ import annotations
+
+import numpy as np
+from mutants import F32, LANES, TINY, Model, exps, lane_sums, quiet, row_max, sequential_sum
+
+# ---- The softmax backward: dx = y * (dy - sum(dy * y)).
+
+def _backward(y, dy, out, s=None, y_scale=None):
+    with quiet():
+        y32, dy32 = y.astype(F32), dy.astype(F32)
+        if s is None:
+            s = lane_sums((y32 * dy32).astype(F32))
+        out[...] = ((y32 if y_scale is None else y_scale) * (dy32 - s).astype(F32)).astype(out.dtype)
+
+
+def backward_warp(y, dy, out):
+    """The correct backward: a warp's dot product, then y * (dy - s)."""
+    _backward(y, dy, out)
+
+
+def ctl_backward_sequential(y, dy, out):
+    """A thread a row: the dot product in one sequential chain, declared with lanes=1."""
+    with quiet():
+        _backward(y, dy, out, s=sequential_sum((y.astype(F32) * dy.astype(F32)).astype(F32)))
+
+
+def ctl_backward_ftz(y, dy, out):
+    """Flush-to-zero throughout: subnormal inputs, products and outputs read or written as 0."""
+    y32 = np.where(np.abs(y) < TINY, F32(0), y.astype(F32))
+    dy32 = np.where(np.abs(dy) < TINY, F32(0), dy.astype(F32))
+    with quiet():
+        p = (y32 * dy32).astype(F32)
+    _backward(y32, dy32, out, s=lane_sums(np.where(np.abs(p) < TINY, F32(0), p)))
+    out[np.abs(out) < TINY] = 0
+
+
+def dot_in_bf16(y, dy, out):
+    """The dot product over y rounded to bfloat16 (a stale, low-precision copy of the forward's output)."""
+    import ml_dtypes
+
+    y16 = y.astype(F32).astype(ml_dtypes.bfloat16).astype(F32)
+    with quiet():
+        _backward(y, dy, out, s=lane_sums((y16 * dy.astype(F32)).astype(F32)))
+
+
+def y_in_bf16(y, dy, out):
+    """The product y * (dy - s) with y rounded to bfloat16."""
+    import ml_dtypes
+
+    _backward(y, dy, out, y_scale=y.astype(F32).astype(ml_dtypes.bfloat16).astype(F32))
+
+
+def dot_plus_epsilon(y, dy, out):
+    """An epsilon of 1e-6 added to the dot product (to keep it off zero): within the bound of a
+    long row, but not linear in dy."""
+    with quiet():
+        s = lane_sums((y.astype(F32) * dy.astype(F32)).astype(F32))
+        _backward(y, dy, out, s=(s + F32(1e-6)).astype(F32))
+
+
+def skips_masked(y, dy, out):
+    """dx written only where y > 0 (a masked position is left as it was)."""
+    full = np.empty(out.shape, out.dtype)
+    _backward(y, dy, full)
+    keep = y.astype(F32) > 0
+    out[keep] = full[keep]
+
+
+def skips_masked_terms(y, dy, out):
+    """Terms with y = 0 left out of the dot product: a NaN or inf gradient at a masked position
+    no longer poisons the row, unlike torch's."""
+    y32, dy32 = y.astype(F32), dy.astype(F32)
+    with quiet():
+        p = np.where(y32 == 0, F32(0), (y32 * dy32).astype(F32))
+    _backward(y, dy, out, s=lane_sums(p))
+
+
+def dot_skips_last(y, dy, out):
+    """The dot product's loop runs to C - 1."""
+    y32, dy32 = y.astype(F32), dy.astype(F32)
+    with quiet():
+        p = (y32 * dy32).astype(F32)
+    _backward(y, dy, out, s=lane_sums(p[:, :-1]) if p.shape[1] > 1 else lane_sums(p))
+
+
+def first_row_dot(y, dy, out):
+    """Every row uses the first row's dot product."""
+    with quiet():
+        s = lane_sums((y.astype(F32) * dy.astype(F32)).astype(F32))
+    _backward(y, dy, out, s=np.repeat(s[:1], len(s), axis=0))
+
+
+def nan_gradient_zeroed(y, dy, out):
+    """NaN in dy read as 0 (a nan_to_num on the way in)."""
+    _backward(y, np.where(np.isnan(dy.astype(F32)), F32(0), dy.astype(F32)), out)
+
+
+# ---- log_softmax: z = (x - m) - log(sum exp(x - m)).
+
+def _log_softmax(x, out, d=None, log=np.log):
+    with quiet():
+        m = row_max(x)
+        e = exps(x, m)
+        d = lane_sums(e) if d is None else d
+        out[...] = ((x - m).astype(F32) - log(d).astype(F32)).astype(out.dtype)
+
+
+def log_softmax_warp(x, out):
+    """The correct log_softmax: a warp's sum, (x - m) - log d."""
+    _log_softmax(x.astype(F32), out)
+
+
+def ctl_log_softmax_sequential(x, out):
+    """A thread a row: one sequential chain, declared with lanes=1."""
+    x32 = x.astype(F32)
+    _log_softmax(x32, out, d=sequential_sum(exps(x32, row_max(x32))))
+
+
+def log_of_softmax(x, out):
+    """log(softmax(x)): an output that underflows to 0 becomes -inf."""
+    x32 = x.astype(F32)
+    with quiet():
+        m = row_max(x32)
+        e = exps(x32, m)
+        out[...] = np.log((e / lane_sums(e)).astype(F32)).astype(out.dtype)
+
+
+def log_sum_exp_no_max(x, out):
+    """log(sum exp(x)) without the maximum: overflow past x = 88."""
+    x32 = x.astype(F32)
+    with quiet():
+        e = np.where(x32 == -np.inf, F32(0), np.exp(x32).astype(F32))
+        out[...] = (x32 - np.log(lane_sums(e)).astype(F32)).astype(out.dtype)
+
+
+def lse_folded(x, out):
+    """x - (m + log d): the rounding of m + log d costs u |m|, far past the bound on rows around 2^20."""
+    x32 = x.astype(F32)
+    with quiet():
+        m = row_max(x32)
+        lse = (m + np.log(lane_sums(exps(x32, m))).astype(F32)).astype(F32)
+        out[...] = (x32 - lse).astype(out.dtype)
+
+
+def lg2_approx_unclamped(x, out):
+    """log d taken as (lg2.approx(d)) ln 2 with its absolute error, 2^-23 low: for d = 1 (one
+    element far above the rest) the largest log-probability comes out above 0. Within the fast
+    math bound; only nonpositive catches it."""
+    def lg2_low(d):
+        return ((np.log2(d).astype(F32) - F32(2.0**-23)) * F32(np.log(2.0))).astype(F32)
+
+    _log_softmax(x.astype(F32), out, log=lg2_low)
+
+
+def full_mask_zero(x, out):
+    """An all -inf row written as zeros, not NaN."""
+    log_softmax_warp(x, out)
+    out[(x == -np.inf).all(axis=1)] = 0
+
+
+def masked_clamped(x, out):
+    """-inf log-probabilities clamped to -1e30 (to keep a loss finite)."""
+    log_softmax_warp(x, out)
+    out[(out == -np.inf) & np.isfinite(row_max(x.astype(F32)))] = F32(-1e30)
+
+
+def lse_half_row(x, out):
+    """log d over the first half of each row only."""
+    x32 = x.astype(F32)
+    half = max(1, x32.shape[1] // 2)
+    _log_softmax(x32, out, d=lane_sums(exps(x32[:, :half], row_max(x32))))
+
+
+BACKWARD = dict(lanes=LANES, op="softmax_backward")
+LOG = dict(lanes=LANES, op="log_softmax")
+M, N = "matches_reference", "nonfinite_contract"
+
+MUTANTS = {
+    "bwd_dot_in_bf16": Model(dot_in_bf16, M, **BACKWARD),
+    "bwd_y_in_bf16": Model(y_in_bf16, M, **BACKWARD),
+    "bwd_dot_plus_epsilon": Model(dot_plus_epsilon, "linear_in_dy", **BACKWARD),
+    "bwd_skips_masked": Model(skips_masked, "all_written", **BACKWARD),
+    "bwd_skips_masked_terms": Model(skips_masked_terms, N, **BACKWARD),
+    "bwd_dot_skips_last": Model(dot_skips_last, "sums_to_zero", **BACKWARD),
+    "bwd_first_row_dot": Model(first_row_dot, "rows_independent", **BACKWARD),
+    "bwd_nan_gradient_zeroed": Model(nan_gradient_zeroed, N, **BACKWARD),
+    "lsm_log_of_softmax": Model(log_of_softmax, M, **LOG),
+    "lsm_no_max": Model(log_sum_exp_no_max, M, **LOG),
+    "lsm_folded": Model(lse_folded, M, **LOG),
+    "lsm_lg2_approx_unclamped": Model(lg2_approx_unclamped, "nonpositive", **LOG, fast_math=True),
+    "lsm_full_mask_zero": Model(full_mask_zero, N, **LOG),
+    "lsm_masked_clamped": Model(masked_clamped, N, **LOG),
+    "lsm_half_row": Model(lse_half_row, "logsumexp_zero", **LOG),
+}
+
+CONTROLS = {
+    "bwd_warp": Model(backward_warp, "", **BACKWARD),
+    "bwd_sequential": Model(ctl_backward_sequential, "", op="softmax_backward"),
+    "bwd_ftz": Model(ctl_backward_ftz, "", **BACKWARD),
+    "bwd_half_bf16": Model(backward_warp, "", **BACKWARD, dtype="bfloat16"),
+    "bwd_half_f16": Model(backward_warp, "", **BACKWARD, dtype="float16"),
+    "lsm_warp": Model(log_softmax_warp, "", **LOG),
+    "lsm_sequential": Model(ctl_log_softmax_sequential, "", op="log_softmax"),
+    "lsm_half_bf16": Model(log_softmax_warp, "", **LOG, dtype="bfloat16"),
+    "lsm_half_f16": Model(log_softmax_warp, "", **LOG, dtype="float16"),
+}
+
+
+# ---- The log_softmax backward: dx = dy - exp(z) * sum(dy).
+
+def _log_backward(z, dy, out, s=None, p=None):
+    with quiet():
+        z32, dy32 = z.astype(F32), dy.astype(F32)
+        s = lane_sums(dy32) if s is None else s
+        p = np.exp(z32).astype(F32) if p is None else p
+        out[...] = (dy32 - (p * s).astype(F32)).astype(out.dtype)
+
+
+def log_backward_warp(z, dy, out):
+    """The correct log_softmax backward: a warp's sum of dy, then dy - exp(z) * s."""
+    _log_backward(z, dy, out)
+
+
+def log_backward_exp_bf16(z, dy, out):
+    """exp(z) rounded to bfloat16."""
+    import ml_dtypes
+
+    with quiet():
+        p = np.exp(z.astype(F32)).astype(F32).astype(ml_dtypes.bfloat16).astype(F32)
+    _log_backward(z, dy, out, p=p)
+
+
+def log_backward_masked_zero(z, dy, out):
+    """0 where z is -inf (as a softmax backward would), not dy."""
+    _log_backward(z, dy, out)
+    out[(z == -np.inf) & np.isfinite(out)] = 0
+
+
+def log_backward_sum_skips_last(z, dy, out):
+    """sum(dy) over C - 1 elements."""
+    dy32 = dy.astype(F32)
+    _log_backward(z, dy, out, s=lane_sums(dy32[:, :-1]) if dy32.shape[1] > 1 else lane_sums(dy32))
+
+
+LOG_BACKWARD = dict(lanes=LANES, op="log_softmax_backward")
+MUTANTS.update({
+    "lsmb_exp_bf16": Model(log_backward_exp_bf16, M, **LOG_BACKWARD),
+    "lsmb_masked_zero": Model(log_backward_masked_zero, N, **LOG_BACKWARD),
+    "lsmb_sum_skips_last": Model(log_backward_sum_skips_last, "sums_to_zero", **LOG_BACKWARD),
+})
+CONTROLS.update({
+    "lsmb_warp": Model(log_backward_warp, "", **LOG_BACKWARD),
+    "lsmb_half_bf16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="bfloat16"),
+    "lsmb_half_f16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="float16"),
+})

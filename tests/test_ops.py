@@ -1,0 +1,211 @@
+"""The ops beyond the forward softmax: their float64 references against values worked out by
+hand, their contracts for non-finite input, how tight their bounds are on a correct kernel, and
+the properties of their own, each catching a defect that nothing else does."""
+
+from __future__ import annotations
+
+import math
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from softmax_harness import ops
+from softmax_harness.battery import grad_strata
+from softmax_harness.ops.backward import backward_reference
+from softmax_harness.ops.log_softmax import log_softmax_reference
+from softmax_harness.properties import Subject, check, check_recipe
+from softmax_harness.registry import HeaderError, parse_file
+from softmax_harness.strategies import STRATA, BatchRecipe, RowRecipe
+
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+import op_mutants  # noqa: E402
+
+INF, NAN = math.inf, math.nan
+
+
+def rows(*values):
+    return np.array(values, np.float32)
+
+
+# ---- The backward's reference and contract.
+
+def test_the_backward_of_a_uniform_row():
+    # y = (1/2, 1/2), dy = (1, -1): s = 0, dx = y * dy
+    np.testing.assert_array_equal(backward_reference(rows([0.5, 0.5]), rows([1.0, -1.0])), [[0.5, -0.5]])
+
+
+def test_the_backward_of_a_certain_row_is_zero():
+    # y one-hot: s = dy at the hot position, so dx = 1 * (dy_k - dy_k) there and 0 elsewhere
+    dx = backward_reference(rows([0.0, 1.0, 0.0]), rows([7.0, -3.0, 2.0]))
+    np.testing.assert_array_equal(dx, [[0, 0, 0]])
+
+
+def test_the_backward_of_a_general_row():
+    y, dy = [0.25, 0.75], [2.0, 6.0]  # s = 0.5 + 4.5 = 5
+    np.testing.assert_array_equal(backward_reference(rows(y), rows(dy)), [[0.25 * -3.0, 0.75 * 1.0]])
+
+
+@pytest.mark.parametrize("y,dy,expected", [
+    ([NAN, NAN], [1.0, 2.0], [NAN, NAN]),       # the forward of a poisoned or fully masked row
+    ([0.5, 0.5], [NAN, 1.0], [NAN, NAN]),       # a NaN gradient poisons s
+    ([0.0, 1.0], [INF, 1.0], [NAN, NAN]),       # 0 * inf is NaN: torch's formula, not skipped
+    ([0.5, 0.5], [INF, 1.0], [NAN, -INF]),      # s = inf: inf - inf, then 1 - inf
+    ([0.0, 0.0], [3.0, -1.0], [0.0, 0.0]),      # a fully masked row under the masked convention
+])
+def test_the_backward_contract_for_non_finite_values(y, dy, expected):
+    np.testing.assert_array_equal(backward_reference(rows(y), rows(dy)), [expected])
+
+
+def test_the_backward_is_zero_where_y_is_zero_in_the_contract():
+    subject = Subject("ref", lambda y, dy, out: out.__setitem__(..., backward_reference(y, dy)),
+                      op="softmax_backward")
+    y = rows([0.0, 0.5, 0.5])
+    report = check(subject, (y, rows([1e30, 1.0, 2.0])))
+    assert report.ok, report.failures
+
+
+# ---- The log_softmax backward's reference and contract.
+
+@pytest.mark.parametrize("z,dy,expected", [
+    ([-math.log(2), -math.log(2)], [1.0, 3.0], [1.0 - 2.0, 3.0 - 2.0]),  # p = 1/2 each, s = 4
+    ([-INF, 0.0], [5.0, 1.0], [5.0, 1.0 - 6.0]),  # masked: dx = dy exactly; s = 6, p = (0, 1)
+    ([-INF, 0.0], [NAN, 1.0], [NAN, NAN]),        # a NaN gradient poisons s, and 0 * NaN is NaN
+    ([NAN, 0.0], [1.0, 1.0], [NAN, 1.0 - 2.0]),   # NaN where z is: exp(NaN) * s
+])
+def test_the_log_softmax_backward_against_values_worked_by_hand(z, dy, expected):
+    from softmax_harness.ops.log_softmax_backward import log_softmax_backward_reference
+
+    got = log_softmax_backward_reference(rows(z), rows(dy))[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=0)
+
+
+# ---- log_softmax's reference and contract.
+
+@pytest.mark.parametrize("x,expected", [
+    ([0.0, 0.0], [-math.log(2), -math.log(2)]),
+    ([1.0, 0.0], [-math.log1p(math.exp(-1.0)), -1.0 - math.log1p(math.exp(-1.0))]),
+    ([-INF, 5.0], [-INF, 0.0]),
+    ([-INF, -INF], [NAN, NAN]),
+    ([NAN, 1.0], [NAN, NAN]),
+    ([INF, 1.0], [NAN, NAN]),
+    ([2.0**100, 0.0], [0.0, -(2.0**100)]),
+])
+def test_log_softmax_against_values_worked_by_hand(x, expected):
+    got = log_softmax_reference(rows(x))[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+# ---- How tight the bounds are: a correct float32 kernel (a NumPy model computing as a kernel
+# would) reaches a good part of them on short rows, and never exceeds them.
+
+@pytest.mark.parametrize("name,least", [("bwd_warp", 0.25), ("lsm_warp", 0.25), ("bwd_half_bf16", 0.5),
+                                        ("lsm_half_f16", 0.5)])
+def test_a_correct_kernel_reaches_a_good_part_of_its_bound(name, least):
+    model = op_mutants.CONTROLS[name]
+    subject = Subject(name, model.fn, lanes=model.lanes, dtype=model.dtype, op=model.op)
+    if model.dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    worst = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for recipe in STRATA[:40] + grad_strata(subject):
+            report = check_recipe(subject, recipe)
+            assert report.ok, report.failures
+            worst = max(worst, report.max_bound_ratio)
+    assert least <= worst <= 1, worst
+
+
+# ---- The properties of their own, each catching what the rest let through.
+
+def _model(name):
+    m = {**op_mutants.MUTANTS, **op_mutants.CONTROLS}[name]
+    return Subject(name, m.fn, lanes=m.lanes, op=m.op, fast_math=m.fast_math, exp="ex2")
+
+
+def test_linear_in_dy_catches_an_epsilon_that_the_bound_allows():
+    recipe = BatchRecipe(n_cols=4097, rows=(RowRecipe(seed=1),), n_rows=4)
+    failures = check_recipe(_model("bwd_dot_plus_epsilon"), recipe).failures
+    assert list(failures) == ["linear_in_dy"], failures
+    assert check_recipe(_model("bwd_warp"), recipe).ok
+
+
+def test_nonpositive_catches_a_log_a_hair_low_that_the_bound_allows():
+    recipe = BatchRecipe(n_cols=33, rows=(RowRecipe(values="dominant", seed=2),), n_rows=3)
+    failures = check_recipe(_model("lsm_lg2_approx_unclamped"), recipe).failures
+    assert list(failures) == ["nonpositive"], failures
+
+
+def test_the_nonfinite_contract_wants_a_masked_nan_gradient_to_poison_its_row():
+    y = rows([0.0, 0.5, 0.5])
+    dy = rows([NAN, 1.0, 2.0])
+    failures = check(_model("bwd_skips_masked_terms"), (y, dy)).failures
+    assert "nonfinite_contract" in failures, failures
+    assert check(_model("bwd_warp"), (y, dy)).ok
+
+
+# ---- Headers and callables name their op.
+
+def test_a_backward_kernel_declares_its_op_and_takes_y_dy_out(tmp_path):
+    path = tmp_path / "b.cu"
+    path.write_text("// @variant name=b op=softmax_backward kernel=b algorithm=safe geometry=warp-per-row "
+                    "threads=128\n// @variant name=c op=softmax_backward kernel=c algorithm=safe "
+                    "geometry=warp-per-row threads=128 args=dy,y,out,cols,rows\n")
+    b, c = parse_file(path)
+    assert (b.op, b.args, c.args) == ("softmax_backward", ("y", "dy", "out", "rows", "cols"),
+                                       ("dy", "y", "out", "cols", "rows"))
+    assert ops.of(b.op).properties[-4:] == ("sums_to_zero", "linear_in_dy", "deterministic",
+                                            "rows_independent")
+
+
+@pytest.mark.parametrize("header,problem", [
+    ("op=softmax_backward args=in,out,rows,cols", "'in' is not one of y, dy, out, rows, cols, stride"),
+    ("op=softmax_backward args=y,out,rows,cols", "must name y, dy, out, rows and cols once each"),
+    ("op=sideways", "op='sideways' is not one of softmax, softmax_backward, log_softmax"),
+    ("op=log_softmax convention=masked", "convention='masked' is not one of torch"),
+])
+def test_a_malformed_op_header_names_the_problem(tmp_path, header, problem):
+    path = tmp_path / "k.cu"
+    path.write_text(f"// @variant name=k kernel=k algorithm=safe geometry=warp-per-row threads=128 "
+                    f"{header}\n")
+    with pytest.raises(HeaderError, match=r"k\.cu:1: .*" + problem.replace("(", r"\(")):
+        parse_file(path)
+
+
+def test_split_row_is_the_forwards_alone(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text("// @variant name=k op=log_softmax kernel=k algorithm=online geometry=split-row "
+                    "threads=512 tile=1024\n")
+    with pytest.raises(HeaderError, match="split-row goes with the forward softmax"):
+        parse_file(path)
+
+
+BACKWARD_MODULE = '''
+import numpy as np
+
+def backward(y, dy):
+    s = (y.astype(np.float64) * dy).sum(axis=1, keepdims=True)
+    return (y * (dy - s)).astype(y.dtype)
+
+backward.__softmax_harness__ = {"op": "softmax_backward", "arrays": "numpy"}
+
+def one(y):
+    return y
+
+one.__softmax_harness__ = {"op": "softmax_backward"}
+'''
+
+
+def test_a_backward_callable_runs_the_properties_of_its_op(tmp_path, monkeypatch):
+    from softmax_harness import callables
+
+    (tmp_path / "bwdmod.py").write_text(BACKWARD_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    subject = callables.subject("bwdmod:backward")
+    assert subject.op == "softmax_backward" and not subject.on_gpu
+    report = check_recipe(subject, BatchRecipe(n_cols=100, rows=(RowRecipe(mask="tail"),), n_rows=5,
+                                               grad="opposite"))
+    assert report.ok, report.failures
+    with pytest.raises(callables.SubjectError, match=r"expected fn\(y, dy\) -> out or fn\(y, dy, out\)"):
+        callables.subject("bwdmod:one")
