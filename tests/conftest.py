@@ -5,6 +5,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))  # the NumPy stand-ins in tests/standins.py
 
 
+def pytest_configure(config):
+    """Inputs that failures save go to a temporary folder, not into the checkout."""
+    if not config.getoption("--repro-dir", None):
+        import tempfile
+
+        from softmax_harness.properties import set_repro_dir
+
+        set_repro_dir(Path(tempfile.mkdtemp(prefix="softmax-harness-repro-")))
+
+
 def pytest_terminal_summary(terminalreporter):
     """The mutation score of this run's profile, its survivors, and the mutants that only one
     property caught (tests/test_mutation.py)."""
