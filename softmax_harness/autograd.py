@@ -34,34 +34,26 @@ def _run(kernel, *tensors: torch.Tensor) -> torch.Tensor:
     return out
 
 
-class Softmax(torch.autograd.Function):
-    """softmax over the last axis of a 2-d CUDA tensor, with the harness's backward."""
+def _function(name: str, forward, backward) -> type:
+    """A ``torch.autograd.Function`` over the last axis of a 2-d CUDA tensor: ``forward(x)``, and
+    ``backward(out, dy)`` from the saved output."""
 
-    @staticmethod
-    def forward(ctx, x):
-        y = _run(dispatch.softmax, x.contiguous())
-        ctx.save_for_backward(y)
-        return y
+    def run_forward(ctx, x):
+        out = _run(forward, x.contiguous())
+        ctx.save_for_backward(out)
+        return out
 
-    @staticmethod
-    def backward(ctx, dy):
-        (y,) = ctx.saved_tensors
-        return _run(dispatch.softmax_backward, y, dy.contiguous())
+    def run_backward(ctx, dy):
+        (out,) = ctx.saved_tensors
+        return _run(backward, out, dy.contiguous())
+
+    return type(name, (torch.autograd.Function,), {
+        "__doc__": f"{name} over the last axis of a 2-d CUDA tensor, with the harness's backward.",
+        "forward": staticmethod(run_forward), "backward": staticmethod(run_backward)})
 
 
-class LogSoftmax(torch.autograd.Function):
-    """log_softmax over the last axis of a 2-d CUDA tensor, with the harness's backward."""
-
-    @staticmethod
-    def forward(ctx, x):
-        z = _run(dispatch.log_softmax, x.contiguous())
-        ctx.save_for_backward(z)
-        return z
-
-    @staticmethod
-    def backward(ctx, dy):
-        (z,) = ctx.saved_tensors
-        return _run(dispatch.log_softmax_backward, z, dy.contiguous())
+Softmax = _function("Softmax", dispatch.softmax, dispatch.softmax_backward)
+LogSoftmax = _function("LogSoftmax", dispatch.log_softmax, dispatch.log_softmax_backward)
 
 
 def _along(function, x, dim: int, name: str):

@@ -31,19 +31,25 @@ def torch_softmax():
     return run
 
 
-def torch_softmax_backward():
-    """``fn(y, dy, out)`` running torch's softmax backward (``torch._softmax_backward_data``, what
-    autograd calls) on CuPy arrays, or None."""
+def _torch_backward(name: str):
+    """``fn(out, dy, dx)`` running torch's ``name`` (``_softmax_backward_data`` or
+    ``_log_softmax_backward_data``: what autograd calls) on CuPy arrays, or None."""
     try:
         import torch
     except ImportError:
         return None
+    backward = getattr(torch, name)
 
-    def run(y, dy, out):
-        ty = as_torch(y)
-        return torch._softmax_backward_data(as_torch(dy), ty, -1, ty.dtype)
+    def run(out, dy, dx):
+        t = as_torch(out)
+        return backward(as_torch(dy), t, -1, t.dtype)
 
     return run
+
+
+def torch_softmax_backward():
+    """``fn(y, dy, out)``: torch's softmax backward on CuPy arrays, or None."""
+    return _torch_backward("_softmax_backward_data")
 
 
 def torch_log_softmax():
@@ -60,18 +66,8 @@ def torch_log_softmax():
 
 
 def torch_log_softmax_backward():
-    """``fn(z, dy, out)`` running torch's log_softmax backward (``torch._log_softmax_backward_data``)
-    on CuPy arrays, or None."""
-    try:
-        import torch
-    except ImportError:
-        return None
-
-    def run(z, dy, out):
-        tz = as_torch(z)
-        return torch._log_softmax_backward_data(as_torch(dy), tz, -1, tz.dtype)
-
-    return run
+    """``fn(z, dy, out)``: torch's log_softmax backward on CuPy arrays, or None."""
+    return _torch_backward("_log_softmax_backward_data")
 
 
 #: op -> the torch baseline of that op.

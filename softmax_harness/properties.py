@@ -164,16 +164,20 @@ def _describe(o: Observation, prop: str, finding: Finding, repro: str) -> str:
     shown = {"x": o.x, "y": o.y, "ref": o.ref, "bound": o.bound, **finding.arrays}
     if finding.where is None:
         return f"{prop} failed for {o.subject.name}: {finding.message}\n  reproduce: {repro}"
-    xp = o.xp
+    xp, op = o.xp, o.subject.operation
     x, y, ref = (np.asarray(host(xp, shown[k])) for k in ("x", "y", "ref"))
     row, col = finding.where
     lo, hi = max(0, col - 2), min(x.shape[1], col + 3)
     bound = shown["bound"]
+    names = ("x",) if op.inputs == ("in",) else op.inputs
+    given = [x, *(np.asarray(host(xp, a)) for a in o.inputs[1:])]
+    out = op.output
     lines = [
         f"{prop} failed for {o.subject.name} on a {x.shape[0]}x{x.shape[1]} batch: row {row}, column {col}",
-        f"  input   x[{row}, {lo}:{hi}] = {np.array2string(x[row, lo:hi], precision=8)}",
-        f"  output  y[{row}, {lo}:{hi}] = {np.array2string(y[row, lo:hi], precision=8)}",
-        f"  expected y[{row}, {col}] = {ref[row, col]!r}, got {float(y[row, col])!r}"
+        *(f"  input  {name:>2s}[{row}, {lo}:{hi}] = {np.array2string(a[row, lo:hi], precision=8)}"
+          for name, a in zip(names, given, strict=True)),
+        f"  output {out:>2s}[{row}, {lo}:{hi}] = {np.array2string(y[row, lo:hi], precision=8)}",
+        f"  expected {out}[{row}, {col}] = {ref[row, col]!r}, got {float(y[row, col])!r}"
         + (f" (bound {float(host(xp, bound)[row, col]):.3g})" if bound is not None else ""),
         *([f"  ({finding.message})"] if finding.message else []),
         f"  reproduce: {repro}",

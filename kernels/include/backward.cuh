@@ -1,6 +1,11 @@
-// The softmax backward, dx = y * (dy - s) with s = sum(dy * y), over rows of any element type
-// (float, half_t, bf16_t: computed in float). The dot product is one sequential chain a thread
-// (fused multiply-adds), then the warp's or the block's tree: the chain the harness's bound takes.
+// The backwards of the softmax and of log_softmax, over rows of any element type (float, half_t,
+// bf16_t: computed in float). Both have one shape: a reduction over the row of a term of the
+// forward's output `a` (y or z) and the incoming gradient `b` (dy), then an elementwise map of
+// a, b and the reduced s. A grad policy G gives the two:
+//   SoftmaxGrad:    s = sum(y * dy) (fused multiply-adds), dx = y * (dy - s)
+//   LogSoftmaxGrad: s = sum(dy),                          dx = dy - exp(z) * s
+// The sum is one sequential chain a thread, then the warp's or the block's tree: the chain the
+// harness's bound takes.
 #pragma once
 
 #include "half.cuh"
@@ -8,96 +13,86 @@
 
 namespace sh {
 
+struct SoftmaxGrad {
+    static __device__ __forceinline__ float add(float s, float y, float dy) { return fmaf(y, dy, s); }
+    static __device__ __forceinline__ float out(float y, float dy, float s) { return y * (dy - s); }
+};
+
+struct LogSoftmaxGrad {
+    static __device__ __forceinline__ float add(float s, float, float dy) { return s + dy; }
+    static __device__ __forceinline__ float out(float z, float dy, float s) { return dy - expf(z) * s; }
+};
+
 // This thread's part of s over the row, every `lanes`-th element from `lane`.
-template <class T>
-__device__ __forceinline__ float partial_dot(const T* __restrict__ y, const T* __restrict__ dy, int n,
-                                             int lane, int lanes) {
+template <class G, class T>
+__device__ __forceinline__ float grad_partial(const T* __restrict__ a, const T* __restrict__ b, int n, int lane,
+                                              int lanes) {
     float s = 0.0f;
-    for (int i = lane; i < n; i += lanes) s = fmaf(to_float(y[i]), to_float(dy[i]), s);
+    for (int i = lane; i < n; i += lanes) s = G::add(s, to_float(a[i]), to_float(b[i]));
     return s;
 }
 
-template <class T>
-__device__ __forceinline__ void scale_row(const T* __restrict__ y, const T* __restrict__ dy, T* __restrict__ dx,
-                                          int n, float s, int lane, int lanes) {
-    for (int i = lane; i < n; i += lanes) dx[i] = from_float<T>(to_float(y[i]) * (to_float(dy[i]) - s));
+template <class G, class T>
+__device__ __forceinline__ void grad_map(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ dx,
+                                         int n, float s, int lane, int lanes) {
+    for (int i = lane; i < n; i += lanes) dx[i] = from_float<T>(G::out(to_float(a[i]), to_float(b[i]), s));
 }
 
-// One row with a block of threads, reading y and dy twice (the second time mostly from cache).
-template <class T>
-__device__ __forceinline__ void backward_block_row(const T* __restrict__ y, const T* __restrict__ dy,
-                                                   T* __restrict__ dx, int n, float* scratch) {
-    const float s = block_reduce(Sum(), partial_dot(y, dy, n, threadIdx.x, blockDim.x), scratch);
-    scale_row(y, dy, dx, n, s, threadIdx.x, blockDim.x);
+// One row a warp (row = the warp's index in the grid); a and b read twice, the second time
+// mostly from L1.
+template <class G, class T>
+__device__ __forceinline__ void grad_warp_rows(const T* a, const T* b, T* dx, int n_rows, int n_cols) {
+    const size_t row = (size_t)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+    if (row >= (size_t)n_rows) return;  // whole warps leave together
+    const int lane = threadIdx.x & 31;
+    const size_t at = row * n_cols;
+    const float s = warp_reduce(Sum(), grad_partial<G>(a + at, b + at, n_cols, lane, 32));
+    grad_map<G>(a + at, b + at, dx + at, n_cols, s, lane, 32);
 }
 
-// One row of at most THREADS * PER elements with a block of THREADS threads, held in registers:
-// y and dy are read once. Element k * THREADS + threadIdx.x is this thread's k-th.
-template <class T, int THREADS, int PER>
-__device__ __forceinline__ void backward_tile_row(const T* __restrict__ y, const T* __restrict__ dy,
-                                                  T* __restrict__ dx, int n, float* scratch) {
-    float yv[PER], gv[PER];
+// One row a block, for rows of any length.
+template <class G, class T>
+__device__ __forceinline__ void grad_block_rows(const T* a, const T* b, T* dx, int n_cols) {
+    __shared__ float scratch[32];
+    const size_t at = (size_t)blockIdx.x * n_cols;
+    const float s = block_reduce(Sum(), grad_partial<G>(a + at, b + at, n_cols, threadIdx.x, blockDim.x), scratch);
+    grad_map<G>(a + at, b + at, dx + at, n_cols, s, threadIdx.x, blockDim.x);
+}
+
+// One row of at most THREADS * PER elements a block, held in registers: a and b are read once.
+// Element k * THREADS + threadIdx.x is this thread's k-th.
+template <class G, class T, int THREADS, int PER>
+__device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T* __restrict__ b,
+                                               T* __restrict__ dx, int n_cols) {
+    __shared__ float scratch[32];
+    const size_t at = (size_t)blockIdx.x * n_cols;
+    float av[PER], bv[PER];
     float s = 0.0f;
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const int i = k * THREADS + threadIdx.x;
-        yv[k] = i < n ? to_float(y[i]) : 0.0f;
-        gv[k] = i < n ? to_float(dy[i]) : 0.0f;
+        av[k] = i < n_cols ? to_float(a[at + i]) : 0.0f;
+        bv[k] = i < n_cols ? to_float(b[at + i]) : 0.0f;
     }
 #pragma unroll
-    for (int k = 0; k < PER; ++k) s = fmaf(yv[k], gv[k], s);
+    for (int k = 0; k < PER; ++k) s = G::add(s, av[k], bv[k]);  // padding adds exact zeros
     s = THREADS == 32 ? warp_reduce(Sum(), s) : block_reduce(Sum(), s, scratch);
 #pragma unroll
     for (int k = 0; k < PER; ++k) {
         const int i = k * THREADS + threadIdx.x;
-        if (i < n) dx[i] = from_float<T>(yv[k] * (gv[k] - s));
+        if (i < n_cols) dx[at + i] = from_float<T>(G::out(av[k], bv[k], s));
     }
 }
 
 }  // namespace sh
 
-namespace sh {
-
-// The log_softmax backward, dx = dy - exp(z) * s with s = sum(dy), from the forward's output z.
-template <class T>
-__device__ __forceinline__ float partial_sum(const T* __restrict__ dy, int n, int lane, int lanes) {
-    float s = 0.0f;
-    for (int i = lane; i < n; i += lanes) s += to_float(dy[i]);
-    return s;
-}
-
-template <class T>
-__device__ __forceinline__ void log_scale_row(const T* __restrict__ z, const T* __restrict__ dy, T* __restrict__ dx,
-                                              int n, float s, int lane, int lanes) {
-    for (int i = lane; i < n; i += lanes) dx[i] = from_float<T>(to_float(dy[i]) - expf(to_float(z[i])) * s);
-}
-
-template <class T>
-__device__ __forceinline__ void log_backward_block_row(const T* __restrict__ z, const T* __restrict__ dy,
-                                                       T* __restrict__ dx, int n, float* scratch) {
-    const float s = block_reduce(Sum(), partial_sum(dy, n, threadIdx.x, blockDim.x), scratch);
-    log_scale_row(z, dy, dx, n, s, threadIdx.x, blockDim.x);
-}
-
-template <class T, int THREADS, int PER>
-__device__ __forceinline__ void log_backward_tile_row(const T* __restrict__ z, const T* __restrict__ dy,
-                                                      T* __restrict__ dx, int n, float* scratch) {
-    float zv[PER], gv[PER];
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        zv[k] = i < n ? to_float(z[i]) : 0.0f;
-        gv[k] = i < n ? to_float(dy[i]) : 0.0f;
+// An extern "C" kernel of each shape: NAME(const T* a, const T* b, T* dx, int n_rows, int n_cols).
+#define GRAD_KERNEL_ARGS(T) const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ dx, int n_rows, int n_cols
+#define GRAD_WARP(NAME, G, T) \
+    extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) { sh::grad_warp_rows<G>(a, b, dx, n_rows, n_cols); }
+#define GRAD_BLOCK(NAME, G, T) \
+    extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) { sh::grad_block_rows<G>(a, b, dx, n_cols); }
+#define GRAD_TILE(NAME, G, T, THREADS, PER)                                                  \
+    extern "C" __global__ void __launch_bounds__(THREADS) NAME(GRAD_KERNEL_ARGS(T)) {        \
+        sh::grad_tile_rows<G, T, THREADS, PER>(a, b, dx, n_cols);                            \
     }
-#pragma unroll
-    for (int k = 0; k < PER; ++k) s += gv[k];
-    s = THREADS == 32 ? warp_reduce(Sum(), s) : block_reduce(Sum(), s, scratch);
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        if (i < n) dx[i] = from_float<T>(gv[k] - expf(zv[k]) * s);
-    }
-}
-
-}  // namespace sh

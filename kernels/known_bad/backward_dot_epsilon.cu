@@ -9,7 +9,7 @@ extern "C" __global__ void bad_backward_dot_epsilon(const float* __restrict__ y,
                                                     float* __restrict__ dx, int n_rows, int n_cols) {
     __shared__ float scratch[32];
     const size_t at = (size_t)blockIdx.x * n_cols;
-    const float s = sh::block_reduce(sh::Sum(), sh::partial_dot(y + at, dy + at, n_cols, threadIdx.x, blockDim.x),
+    const float s = sh::block_reduce(sh::Sum(), sh::grad_partial<sh::SoftmaxGrad>(y + at, dy + at, n_cols, threadIdx.x, blockDim.x),
                                      scratch);
-    sh::scale_row(y + at, dy + at, dx + at, n_cols, s + 1e-6f, threadIdx.x, blockDim.x);
+    sh::grad_map<sh::SoftmaxGrad>(y + at, dy + at, dx + at, n_cols, s + 1e-6f, threadIdx.x, blockDim.x);
 }

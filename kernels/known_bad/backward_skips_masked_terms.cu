@@ -17,5 +17,5 @@ extern "C" __global__ void bad_backward_skips_masked_terms(const float* __restri
         if (y[at + i] != 0.0f) s = fmaf(y[at + i], dy[at + i], s);
     }
     s = sh::warp_reduce(sh::Sum(), s);
-    sh::scale_row(y + at, dy + at, dx + at, n_cols, s, lane, 32);
+    sh::grad_map<sh::SoftmaxGrad>(y + at, dy + at, dx + at, n_cols, s, lane, 32);
 }

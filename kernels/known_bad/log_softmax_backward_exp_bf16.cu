@@ -11,7 +11,7 @@ extern "C" __global__ void bad_log_softmax_backward_exp_bf16(const float* __rest
     if (row >= (size_t)n_rows) return;
     const int lane = threadIdx.x & 31;
     const size_t at = row * n_cols;
-    const float s = sh::warp_reduce(sh::Sum(), sh::partial_sum(dy + at, n_cols, lane, 32));
+    const float s = sh::warp_reduce(sh::Sum(), sh::grad_partial<sh::LogSoftmaxGrad>(z + at, dy + at, n_cols, lane, 32));
     for (int i = lane; i < n_cols; i += 32) {
         const float p = sh::to_float(sh::from_float<sh::bf16_t>(expf(z[at + i])));
         dx[at + i] = dy[at + i] - p * s;

@@ -10,7 +10,8 @@ extern "C" __global__ void bad_log_softmax_backward_masked_zero(const float* __r
                                                                 int n_rows, int n_cols) {
     __shared__ float scratch[32];
     const size_t at = (size_t)blockIdx.x * n_cols;
-    const float s = sh::block_reduce(sh::Sum(), sh::partial_sum(dy + at, n_cols, threadIdx.x, blockDim.x), scratch);
+    const float part = sh::grad_partial<sh::LogSoftmaxGrad>(z + at, dy + at, n_cols, threadIdx.x, blockDim.x);
+    const float s = sh::block_reduce(sh::Sum(), part, scratch);
     for (int i = threadIdx.x; i < n_cols; i += blockDim.x) {
         const float v = z[at + i];
         dx[at + i] = v == sh::neg_inf() ? 0.0f : dy[at + i] - expf(v) * s;

@@ -11,6 +11,7 @@ extern "C" __global__ void bad_log_softmax_backward_sum_skips_last(const float* 
     __shared__ float scratch[32];
     const size_t at = (size_t)blockIdx.x * n_cols;
     const int counted = n_cols > 1 ? n_cols - 1 : n_cols;
-    const float s = sh::block_reduce(sh::Sum(), sh::partial_sum(dy + at, counted, threadIdx.x, blockDim.x), scratch);
-    sh::log_scale_row(z + at, dy + at, dx + at, n_cols, s, threadIdx.x, blockDim.x);
+    const float part = sh::grad_partial<sh::LogSoftmaxGrad>(z + at, dy + at, counted, threadIdx.x, blockDim.x);
+    const float s = sh::block_reduce(sh::Sum(), part, scratch);
+    sh::grad_map<sh::LogSoftmaxGrad>(z + at, dy + at, dx + at, n_cols, s, threadIdx.x, blockDim.x);
 }

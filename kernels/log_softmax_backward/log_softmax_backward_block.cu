@@ -7,22 +7,6 @@
 #include "softmax.cuh"
 #include "../include/backward.cuh"
 
-template <class T>
-__device__ __forceinline__ void log_backward_block(const T* z, const T* dy, T* dx, int n_cols) {
-    __shared__ float scratch[32];
-    const size_t at = (size_t)blockIdx.x * n_cols;
-    sh::log_backward_block_row(z + at, dy + at, dx + at, n_cols, scratch);
-}
-
-extern "C" __global__ void log_softmax_backward_block_f32(const float* z, const float* dy, float* dx, int n_rows,
-                                                          int n_cols) {
-    log_backward_block(z, dy, dx, n_cols);
-}
-extern "C" __global__ void log_softmax_backward_block_f16(const sh::half_t* z, const sh::half_t* dy,
-                                                          sh::half_t* dx, int n_rows, int n_cols) {
-    log_backward_block(z, dy, dx, n_cols);
-}
-extern "C" __global__ void log_softmax_backward_block_bf16(const sh::bf16_t* z, const sh::bf16_t* dy,
-                                                           sh::bf16_t* dx, int n_rows, int n_cols) {
-    log_backward_block(z, dy, dx, n_cols);
-}
+GRAD_BLOCK(log_softmax_backward_block_f32, sh::LogSoftmaxGrad, float)
+GRAD_BLOCK(log_softmax_backward_block_f16, sh::LogSoftmaxGrad, sh::half_t)
+GRAD_BLOCK(log_softmax_backward_block_bf16, sh::LogSoftmaxGrad, sh::bf16_t)

@@ -12,19 +12,10 @@
 #include "softmax.cuh"
 #include "../include/backward.cuh"
 
-#define BACKWARD_TILE(NAME, T, THREADS, PER)                                                          \
-    extern "C" __global__ void __launch_bounds__(THREADS) NAME(const T* __restrict__ y,                \
-                                                               const T* __restrict__ dy,               \
-                                                               T* __restrict__ dx, int n_rows, int n_cols) { \
-        __shared__ float scratch[32];                                                                  \
-        const size_t at = (size_t)blockIdx.x * n_cols;                                                 \
-        sh::backward_tile_row<T, THREADS, PER>(y + at, dy + at, dx + at, n_cols, scratch);            \
-    }
-
-BACKWARD_TILE(backward_onepass_c1024, float, 128, 8)
-BACKWARD_TILE(backward_onepass_c4096, float, 512, 8)
-BACKWARD_TILE(backward_onepass_c16384, float, 1024, 16)
-BACKWARD_TILE(backward_onepass_f16_c4096, sh::half_t, 512, 8)
-BACKWARD_TILE(backward_onepass_f16_c16384, sh::half_t, 1024, 16)
-BACKWARD_TILE(backward_onepass_bf16_c4096, sh::bf16_t, 512, 8)
-BACKWARD_TILE(backward_onepass_bf16_c16384, sh::bf16_t, 1024, 16)
+GRAD_TILE(backward_onepass_c1024, sh::SoftmaxGrad, float, 128, 8)
+GRAD_TILE(backward_onepass_c4096, sh::SoftmaxGrad, float, 512, 8)
+GRAD_TILE(backward_onepass_c16384, sh::SoftmaxGrad, float, 1024, 16)
+GRAD_TILE(backward_onepass_f16_c4096, sh::SoftmaxGrad, sh::half_t, 512, 8)
+GRAD_TILE(backward_onepass_f16_c16384, sh::SoftmaxGrad, sh::half_t, 1024, 16)
+GRAD_TILE(backward_onepass_bf16_c4096, sh::SoftmaxGrad, sh::bf16_t, 512, 8)
+GRAD_TILE(backward_onepass_bf16_c16384, sh::SoftmaxGrad, sh::bf16_t, 1024, 16)

@@ -10,6 +10,6 @@ extern "C" __global__ void backward_thread(const float* __restrict__ y, const fl
     const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (row >= (size_t)n_rows) return;
     const size_t at = row * n_cols;
-    const float s = sh::partial_dot(y + at, dy + at, n_cols, 0, 1);
-    sh::scale_row(y + at, dy + at, dx + at, n_cols, s, 0, 1);
+    const float s = sh::grad_partial<sh::SoftmaxGrad>(y + at, dy + at, n_cols, 0, 1);
+    sh::grad_map<sh::SoftmaxGrad>(y + at, dy + at, dx + at, n_cols, s, 0, 1);
 }

@@ -131,6 +131,7 @@ def perturb_gradient(inputs, rows):
 class SoftmaxBackward(Op):
     name = "softmax_backward"
     inputs = ("y", "dy")
+    output = "dx"
     own = {"sums_to_zero": sums_to_zero, "linear_in_dy": linear_in_dy}
     conventions = ("torch", "masked")
 

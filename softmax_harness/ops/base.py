@@ -19,6 +19,7 @@ class Op:
 
     name: str = ""
     inputs: tuple[str, ...] = ("in",)
+    output: str = "y"  # the output's name in failure messages
     grads: tuple[str, ...] | None = None  # the kinds of incoming gradient its recipes draw, if any
     own: dict = {}
     conventions: tuple[str, ...] = ("torch",)

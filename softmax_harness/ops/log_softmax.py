@@ -111,6 +111,7 @@ def logsumexp_zero(o) -> Finding | None:
 class LogSoftmax(Op):
     name = "log_softmax"
     inputs = ("in",)
+    output = "z"
     own = {"nonpositive": nonpositive, "logsumexp_zero": logsumexp_zero}
 
     def reference(self, inputs, convention="torch"):

@@ -59,6 +59,7 @@ def log_softmax_backward_bound(z, dy, ref, *, lanes: int, xp=np, dtype="float32"
 class LogSoftmaxBackward(Op):
     name = "log_softmax_backward"
     inputs = ("z", "dy")
+    output = "dx"
     own = {"sums_to_zero": sums_to_zero, "linear_in_dy": linear_in_dy}
     grads = GRAD_KINDS
 
