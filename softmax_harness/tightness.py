@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     p.add_argument("--table", default=None, help="also write the markdown table here")
     args = p.parse_args(argv)
     points = []
-    for v in catalog.select("variant", args.variants or None):
+    for v in catalog.select("softmax_variant", args.variants or None):
         points += sweep(Subject.of(v))
         worst = max(points[-1:], key=lambda q: q.ratio, default=None)
         print(f"tightness: {v.name}: worst {max(q.ratio for q in points if q.subject == v.name):.3f}"

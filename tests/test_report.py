@@ -111,3 +111,20 @@ def test_the_device_option_names_the_device_in_the_title(tmp_path):
 def test_every_line_of_the_plot_has_its_own_colour():
     colours = [style[1] for style in report.STYLES.values()]
     assert len(set(colours)) == len(colours) and "0.8" not in colours  # grey is every variant's
+
+
+def test_an_op_besides_the_forward_has_a_table_of_its_own(tmp_path):
+    def op_bench(kernel, seconds, copy_seconds, op="softmax_backward"):
+        row = bench(kernel, 4096, seconds, copy_seconds)
+        row["extra_info"].update(op=op, dtype="float32", dispatched="backward_onepass_c4096")
+        return row
+
+    rows = [bench("copy", 4096, 0.5e-3, 0.5e-3), bench("fast", 4096, 0.55e-3, 0.5e-3),
+            op_bench("softmax_harness.softmax_backward", 0.8e-3, 0.75e-3),
+            op_bench("torch.softmax_backward", 1.6e-3, 0.75e-3)]
+    run = report.load(save(tmp_path, rows))
+    assert set(run["tables"]["float32"]) == {"copy", "fast"}  # the op's rows stay out of the forward's
+    text = report.markdown(run)
+    forward, backward = text.split("## softmax_backward")
+    assert "softmax_harness.softmax_backward" not in forward
+    assert "| float32 | 4096 | backward_onepass_c4096 | 2684 | 94% | 1342 | 47% | 2.00x |" in backward

@@ -1,7 +1,6 @@
 // log_softmax, one block a row, for rows of any length: the maximum, the sum of exp(x - m)
 // (each reduced over the block), then z = (x - m) - log d: x read three times.
 //
-// @variant name=log_softmax_block_256 op=log_softmax kernel=log_softmax_block_f32 algorithm=safe geometry=block-per-row threads=256
 // @variant name=log_softmax_block_1024 op=log_softmax kernel=log_softmax_block_f32 algorithm=safe geometry=block-per-row threads=1024
 // @variant name=log_softmax_block_f16 op=log_softmax kernel=log_softmax_block_f16 algorithm=safe geometry=block-per-row threads=1024 dtypes=float16
 // @variant name=log_softmax_block_bf16 op=log_softmax kernel=log_softmax_block_bf16 algorithm=safe geometry=block-per-row threads=1024 dtypes=bfloat16

@@ -1,7 +1,6 @@
 // Softmax backward, one block a row, for rows of any length: the block's dot product (warp
 // shuffles, then the warps' partials through shared memory), then the scale.
 //
-// @variant name=backward_block_256 op=softmax_backward kernel=backward_block_f32 algorithm=safe geometry=block-per-row threads=256
 // @variant name=backward_block_1024 op=softmax_backward kernel=backward_block_f32 algorithm=safe geometry=block-per-row threads=1024
 // @variant name=backward_block_f16 op=softmax_backward kernel=backward_block_f16 algorithm=safe geometry=block-per-row threads=1024 dtypes=float16
 // @variant name=backward_block_bf16 op=softmax_backward kernel=backward_block_bf16 algorithm=safe geometry=block-per-row threads=1024 dtypes=bfloat16
