@@ -18,6 +18,7 @@ def _cupy(t: torch.Tensor):
     """A CuPy view of a contiguous CUDA tensor (bfloat16 through an int16 view)."""
     import cupy
 
+    t = t.detach()  # DLPack refuses a tensor that requires grad; the Function tracks the graph
     if t.dtype == torch.bfloat16:
         return cupy.from_dlpack(t.view(torch.int16)).view(dtypes.of("bfloat16").numpy())
     return cupy.from_dlpack(t)

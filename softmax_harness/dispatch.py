@@ -19,9 +19,9 @@ next entry. That pays only at C = 32767 (the split-row kernel 0.91-0.92 of copy 
 length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
-The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile
-sized to the row up to 16384, then a block of 1024 threads reading the row twice (the backwards)
-or three times (log_softmax).
+The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile (of
+4096 columns, fp32, and 16384) up to 16384, then a block of 1024 threads reading the row twice
+(the backwards) or three times (log_softmax).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -70,9 +70,8 @@ TABLE = {
 def _ladder(family: str, suffix: str):
     """A warp a row, the register tiles, then the block: the variants of ``family`` (their names'
     prefix) for one element type (``suffix``: "", "_f16", "_bf16")."""
-    tiles = ((1024, f"{family}_onepass_c1024"),) if not suffix else ()
-    return ((256, f"{family}_warp{suffix}"), *tiles, (4096, f"{family}_onepass{suffix}_c4096"),
-            (16384, f"{family}_onepass{suffix}_c16384"),
+    tiles = ((4096, f"{family}_onepass_c4096"),) if not suffix else ()
+    return ((256, f"{family}_warp{suffix}"), *tiles, (16384, f"{family}_onepass{suffix}_c16384"),
             (None, f"{family}_block{suffix or '_1024'}"))
 
 

@@ -92,6 +92,7 @@ class Observation:
 def observe(subject: Subject, inputs: tuple, offsets: tuple[int, int]) -> Observation:
     """Launch ``subject`` once on ``inputs`` (host arrays in its element type) and compute what it
     is judged by."""
+    inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
     first = launch(subject, inputs, offsets)
     exact = tuple(subject.xp.asarray(a.astype(np.float32)) for a in inputs)  # every format widens exactly
     op = subject.operation

@@ -3,7 +3,7 @@
 //
 // @variant name=bad_backward_dot_epsilon op=softmax_backward kernel=bad_backward_dot_epsilon algorithm=safe geometry=block-per-row threads=256 catches=linear_in_dy defect="an epsilon added to sum(dy * y)"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_backward_dot_epsilon(const float* __restrict__ y, const float* __restrict__ dy,
                                                     float* __restrict__ dx, int n_rows, int n_cols) {

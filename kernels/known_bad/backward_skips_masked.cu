@@ -3,7 +3,7 @@
 //
 // @variant name=bad_backward_skips_masked op=softmax_backward kernel=bad_backward_skips_masked algorithm=safe geometry=block-per-row threads=256 catches=all_written defect="dx not written where y is 0"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_backward_skips_masked(const float* __restrict__ y, const float* __restrict__ dy,
                                                      float* __restrict__ dx, int n_rows, int n_cols) {

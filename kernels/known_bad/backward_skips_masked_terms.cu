@@ -4,7 +4,7 @@
 //
 // @variant name=bad_backward_skips_masked_terms op=softmax_backward kernel=bad_backward_skips_masked_terms algorithm=safe geometry=warp-per-row threads=128 catches=nonfinite_contract defect="terms with y = 0 left out of sum(dy * y)"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_backward_skips_masked_terms(const float* __restrict__ y, const float* __restrict__ dy,
                                                            float* __restrict__ dx, int n_rows, int n_cols) {

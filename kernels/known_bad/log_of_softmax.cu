@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_of_softmax op=log_softmax kernel=bad_log_of_softmax algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="log(softmax(x)): -inf where a probability underflows"
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 extern "C" __global__ void bad_log_of_softmax(const float* __restrict__ x, float* __restrict__ z, int n_rows,
                                               int n_cols) {

@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_softmax_backward_exp_bf16 op=log_softmax_backward kernel=bad_log_softmax_backward_exp_bf16 algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="exp(z) rounded to bfloat16"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_log_softmax_backward_exp_bf16(const float* __restrict__ z, const float* __restrict__ dy,
                                                              float* __restrict__ dx, int n_rows, int n_cols) {

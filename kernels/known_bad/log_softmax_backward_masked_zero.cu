@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_softmax_backward_masked_zero op=log_softmax_backward kernel=bad_log_softmax_backward_masked_zero algorithm=safe geometry=block-per-row threads=256 catches=nonfinite_contract defect="0 where z is -inf, not dy"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_log_softmax_backward_masked_zero(const float* __restrict__ z,
                                                                 const float* __restrict__ dy, float* __restrict__ dx,

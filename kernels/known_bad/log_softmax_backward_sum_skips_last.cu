@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_softmax_backward_sum_skips_last op=log_softmax_backward kernel=bad_log_softmax_backward_sum_skips_last algorithm=safe geometry=block-per-row threads=256 catches=sums_to_zero defect="sum(dy) over C - 1 elements"
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void bad_log_softmax_backward_sum_skips_last(const float* __restrict__ z,
                                                                    const float* __restrict__ dy,

@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_softmax_folded op=log_softmax kernel=bad_log_softmax_folded algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="x - (m + log d): an error of u |m|"
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 extern "C" __global__ void bad_log_softmax_folded(const float* __restrict__ x, float* __restrict__ z, int n_rows,
                                                   int n_cols) {

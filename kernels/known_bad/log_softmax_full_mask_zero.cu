@@ -3,7 +3,7 @@
 //
 // @variant name=bad_log_softmax_full_mask_zero op=log_softmax kernel=bad_log_softmax_full_mask_zero algorithm=safe geometry=warp-per-row threads=128 catches=nonfinite_contract defect="a fully masked row written as 0, not NaN"
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 extern "C" __global__ void bad_log_softmax_full_mask_zero(const float* __restrict__ x, float* __restrict__ z,
                                                           int n_rows, int n_cols) {

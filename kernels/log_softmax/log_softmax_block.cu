@@ -5,7 +5,7 @@
 // @variant name=log_softmax_block_f16 op=log_softmax kernel=log_softmax_block_f16 algorithm=safe geometry=block-per-row threads=1024 dtypes=float16
 // @variant name=log_softmax_block_bf16 op=log_softmax kernel=log_softmax_block_bf16 algorithm=safe geometry=block-per-row threads=1024 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 template <class T>
 __device__ __forceinline__ void log_softmax_block(const T* x, T* z, int n_cols) {

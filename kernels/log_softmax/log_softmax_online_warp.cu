@@ -4,7 +4,7 @@
 //
 // @variant name=log_softmax_online_warp op=log_softmax kernel=log_softmax_online_warp algorithm=online geometry=warp-per-row threads=128
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 extern "C" __global__ void log_softmax_online_warp(const float* __restrict__ x, float* __restrict__ z, int n_rows,
                                                    int n_cols) {

@@ -5,7 +5,7 @@
 // @variant name=log_softmax_warp_f16 op=log_softmax kernel=log_softmax_warp_f16 algorithm=safe geometry=warp-per-row threads=128 dtypes=float16
 // @variant name=log_softmax_warp_bf16 op=log_softmax kernel=log_softmax_warp_bf16 algorithm=safe geometry=warp-per-row threads=128 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/log_softmax.cuh"
+#include "include/log_softmax.cuh"
 
 template <class T>
 __device__ __forceinline__ void log_softmax_warp(const T* x, T* z, int n_rows, int n_cols) {

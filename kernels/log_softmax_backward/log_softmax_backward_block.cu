@@ -5,7 +5,7 @@
 // @variant name=log_softmax_backward_block_f16 op=log_softmax_backward kernel=log_softmax_backward_block_f16 algorithm=safe geometry=block-per-row threads=1024 dtypes=float16
 // @variant name=log_softmax_backward_block_bf16 op=log_softmax_backward kernel=log_softmax_backward_block_bf16 algorithm=safe geometry=block-per-row threads=1024 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 GRAD_BLOCK(log_softmax_backward_block_f32, sh::LogSoftmaxGrad, float)
 GRAD_BLOCK(log_softmax_backward_block_f16, sh::LogSoftmaxGrad, sh::half_t)

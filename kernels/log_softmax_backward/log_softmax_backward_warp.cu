@@ -5,7 +5,7 @@
 // @variant name=log_softmax_backward_warp_f16 op=log_softmax_backward kernel=log_softmax_backward_warp_f16 algorithm=safe geometry=warp-per-row threads=128 dtypes=float16
 // @variant name=log_softmax_backward_warp_bf16 op=log_softmax_backward kernel=log_softmax_backward_warp_bf16 algorithm=safe geometry=warp-per-row threads=128 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 GRAD_WARP(log_softmax_backward_warp_f32, sh::LogSoftmaxGrad, float)
 GRAD_WARP(log_softmax_backward_warp_f16, sh::LogSoftmaxGrad, sh::half_t)

@@ -5,7 +5,7 @@
 // @variant name=backward_block_f16 op=softmax_backward kernel=backward_block_f16 algorithm=safe geometry=block-per-row threads=1024 dtypes=float16
 // @variant name=backward_block_bf16 op=softmax_backward kernel=backward_block_bf16 algorithm=safe geometry=block-per-row threads=1024 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 GRAD_BLOCK(backward_block_f32, sh::SoftmaxGrad, float)
 GRAD_BLOCK(backward_block_f16, sh::SoftmaxGrad, sh::half_t)

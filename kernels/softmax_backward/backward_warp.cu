@@ -5,7 +5,7 @@
 // @variant name=backward_warp_f16 op=softmax_backward kernel=backward_warp_f16 algorithm=safe geometry=warp-per-row threads=128 dtypes=float16
 // @variant name=backward_warp_bf16 op=softmax_backward kernel=backward_warp_bf16 algorithm=safe geometry=warp-per-row threads=128 dtypes=bfloat16
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 GRAD_WARP(backward_warp_f32, sh::SoftmaxGrad, float)
 GRAD_WARP(backward_warp_f16, sh::SoftmaxGrad, sh::half_t)

@@ -5,7 +5,9 @@ Contract: torch's (``torch._log_softmax_backward_data``), the formula in IEEE ar
 evaluated in float64 from the inputs as given: a row whose ``z`` holds NaN gives NaN everywhere;
 a NaN or infinite ``dy`` makes ``s = sum(dy)`` NaN or infinite and the row follows the formula
 (``exp(-inf) * inf`` is NaN); where ``z`` is -inf (a masked position) and ``s`` finite, ``dx`` is
-exactly ``dy``.
+exactly ``dy``. ``exp(z)`` below 2^-126 (z below about -87.3) is taken as 0, as a float32
+exponential under flush-to-zero gives it: so an infinite gradient makes NaN there, not -inf (a
+finite one changes dx by at most ``2^-126 |s|``, within the bound).
 
 The bound (u = 2^-24; inputs exact in float32; computed in float32): ``|s^ - s| <=
 gamma(chain) S`` with ``S = sum |dy|``, plus 2^-126 a step that flush-to-zero may take;
@@ -33,11 +35,14 @@ def _quiet():
 
 
 def log_softmax_backward_reference(z, dy):
-    """``dy - exp(z) * sum(dy)`` over the last axis, in float64."""
+    """``dy - exp(z) * sum(dy)`` over the last axis, in float64, with ``exp(z)`` taken as 0 below
+    2^-126 (see the module's text)."""
     xp = array_module(z)
     z64, dy64 = xp.asarray(z, dtype=xp.float64), xp.asarray(dy, dtype=xp.float64)
     with _quiet():
-        return dy64 - xp.exp(z64) * dy64.sum(axis=-1, keepdims=True)
+        p = xp.exp(z64)
+        p = xp.where(p < bounds.FLT_TINY, 0.0, p)
+        return dy64 - p * dy64.sum(axis=-1, keepdims=True)
 
 
 def log_softmax_backward_bound(z, dy, ref, *, lanes: int, xp=np, dtype="float32", rounding="nearest",

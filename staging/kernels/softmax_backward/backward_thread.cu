@@ -3,7 +3,7 @@
 //
 // @variant name=backward_thread op=softmax_backward kernel=backward_thread algorithm=safe geometry=thread-per-row threads=128
 #include "softmax.cuh"
-#include "../include/backward.cuh"
+#include "include/backward.cuh"
 
 extern "C" __global__ void backward_thread(const float* __restrict__ y, const float* __restrict__ dy,
                                            float* __restrict__ dx, int n_rows, int n_cols) {
