@@ -8,8 +8,8 @@
 // harness's bound takes.
 #pragma once
 
-#include "half.cuh"
-#include "reduce.cuh"
+#include "include/half.cuh"
+#include "include/reduce.cuh"
 
 namespace sh {
 

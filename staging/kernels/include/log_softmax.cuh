@@ -3,10 +3,10 @@
 // safe order), or as one online (m, d) state.
 #pragma once
 
-#include "half.cuh"
-#include "math.cuh"
-#include "reduce.cuh"
-#include "state.cuh"
+#include "include/half.cuh"
+#include "include/math.cuh"
+#include "include/reduce.cuh"
+#include "include/state.cuh"
 
 namespace sh {
 
