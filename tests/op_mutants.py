@@ -217,6 +217,7 @@ def _log_backward(z, dy, out, s=None, p=None):
         z32, dy32 = z.astype(F32), dy.astype(F32)
         s = lane_sums(dy32) if s is None else s
         p = np.exp(z32).astype(F32) if p is None else p
+        p = np.where(p < TINY, F32(0), p)  # a float32 exponential under flush-to-zero
         out[...] = (dy32 - (p * s).astype(F32)).astype(out.dtype)
 
 
