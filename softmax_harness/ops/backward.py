@@ -118,6 +118,16 @@ def linear_in_dy(o) -> Finding | None:
                    "is exact in every rounding)", where, {"y": again.y, "ref": 2 * o.y64, "bound": None})
 
 
+def by_slices(xp, rows, f):
+    """``f`` of the huge device array ``rows``, in float32 a slice of rows at a time (no float32
+    copy of it all), stored in its element type."""
+    out = xp.empty_like(rows)
+    step = max(1, 2**27 // rows.shape[1])
+    for start in range(0, rows.shape[0], step):
+        out[start:start + step] = f(rows[start:start + step].astype(xp.float32)).astype(rows.dtype)
+    return out
+
+
 def perturb_gradient(inputs, rows):
     """dy's changed rows reversed, doubled and moved by 1 (their s changes; the forward's output
     stays as it was)."""
@@ -163,14 +173,11 @@ class SoftmaxBackward(Op):
 
     def device_inputs(self, xp, normal, fmt):
         """y: the softmax of ``normal`` (rounded to ``fmt``), dy: ``normal`` itself."""
-        y = xp.empty_like(normal)
-        step = max(1, 2**27 // normal.shape[1])
-        for start in range(0, normal.shape[0], step):
-            x = normal[start:start + step].astype(xp.float32)
+        def softmax(x):
             e = xp.exp(x - x.max(axis=1, keepdims=True))
-            y[start:start + step] = (e / e.sum(axis=1, keepdims=True)).astype(normal.dtype)
-            del x, e
-        return y, normal
+            return e / e.sum(axis=1, keepdims=True)
+
+        return by_slices(xp, normal, softmax), normal
 
 
 SOFTMAX_BACKWARD = SoftmaxBackward()

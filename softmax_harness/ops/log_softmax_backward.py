@@ -25,7 +25,7 @@ import numpy as np
 from .. import bounds, dtypes
 from ..reference import array_module
 from ..strategies import GRAD_KINDS, BatchRecipe, build_grad
-from .backward import linear_in_dy, perturb_gradient, sums_to_zero
+from .backward import by_slices, linear_in_dy, perturb_gradient, sums_to_zero
 from .base import Op
 from .log_softmax import log_softmax_reference
 
@@ -96,15 +96,11 @@ class LogSoftmaxBackward(Op):
 
     def device_inputs(self, xp, normal, fmt):
         """z: the log_softmax of ``normal`` (rounded to ``fmt``), dy: ``normal`` itself."""
-        z = xp.empty_like(normal)
-        step = max(1, 2**27 // normal.shape[1])
-        for start in range(0, normal.shape[0], step):
-            x = normal[start:start + step].astype(xp.float32)
+        def log_softmax(x):
             shifted = x - x.max(axis=1, keepdims=True)
-            log_d = xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
-            z[start:start + step] = (shifted - log_d).astype(normal.dtype)
-            del x, shifted
-        return z, normal
+            return shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+
+        return by_slices(xp, normal, log_softmax), normal
 
 
 LOG_SOFTMAX_BACKWARD = LogSoftmaxBackward()
