@@ -12,7 +12,7 @@ pytestmark = pytest.mark.gpu
 
 def test_the_declared_property_catches_the_defect(bad_variant, record_property):
     """Each hunt runs in a child process: a kernel that crashes the context fails alone."""
-    result = run_isolated(gallery.hunt, bad_variant.name, "ci", timeout=300,
+    result = run_isolated(gallery.hunt, bad_variant.ref, "ci", timeout=300,  # NAME@DIR outside kernels/
                           what=f"the hunt for {bad_variant.name}")
     record_property("caught", result["caught"])
     assert result["caught"], (
