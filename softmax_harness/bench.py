@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 
-from . import catalog, dispatch, dtypes
+from . import catalog, dispatch, dtypes, ops
 
 #: Row lengths and element types of the sweep; N is chosen so that each input is about
 #: ``BYTES`` bytes. 65535 is there for rows of odd length (most of them start misaligned).
@@ -144,14 +144,13 @@ SWEEP_OPS = ("softmax_backward", "log_softmax", "log_softmax_backward")
 
 @functools.lru_cache(maxsize=1)
 def op_inputs(op: str, n_cols: int, dtype: str = "float32") -> tuple:
-    """The inputs of ``op`` made on the device from the sweep input of (``n_cols``, ``dtype``): a
-    backward's y (or z) is the softmax (log_softmax) of it, and its dy the input itself."""
+    """The inputs of ``op`` made on the device from the sweep input of (``n_cols``, ``dtype``)
+    (``Op.device_inputs``: a backward's y or z is the softmax or log_softmax of it, computed in
+    float32, and its dy the input itself)."""
+    import cupy
+
     x, _ = sweep_input(n_cols, dtype)
-    if op == "softmax_backward":
-        return dispatch.softmax(x), x
-    if op == "log_softmax_backward":
-        return dispatch.log_softmax(x), x
-    return (x,)
+    return ops.of(op).device_inputs(cupy, x, dtypes.of(dtype))
 
 
 def lookup(name: str, root=None):
