@@ -37,17 +37,12 @@ class Buffers:
             src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, host.dtype)
             src[GUARD + offsets[0]:GUARD + offsets[0] + n] = host.ravel()
             self.srcs.append(xp.asarray(src))
-        self.src = self.srcs[0]
         self.src_bits = [bits(xp, src.copy()) for src in self.srcs]
         self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(first.dtype)
 
     def view(self, buf, offset):
         start = GUARD + offset
         return buf[start:start + self.n].reshape(self.shape)
-
-    @property
-    def x(self):
-        return self.view(self.src, self.offsets[0])
 
     @property
     def inputs(self) -> tuple:

@@ -13,7 +13,7 @@ from .buffers import Buffers, launch
 from .findings import Finding, first_true
 from .subject import Subject
 
-__all__ = ["Finding", "Observation", "as64", "as_format", "bound_for", "first_true", "host", "observe"]
+__all__ = ["Finding", "Observation", "as64", "as_format", "first_true", "host", "observe"]
 
 
 def as64(xp, a):
@@ -29,13 +29,6 @@ def as_format(x: np.ndarray, fmt) -> np.ndarray:
     """A host array in the subject's element type (overflow to +-inf is part of the input)."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.ascontiguousarray(np.asarray(x).astype(fmt.numpy()))
-
-
-def bound_for(subject: Subject, inputs, ref):
-    """The allowed |out - ref| per element for ``subject`` on ``inputs`` (an array for an op of
-    one input), from its op."""
-    inputs = (inputs,) if not isinstance(inputs, tuple) else inputs
-    return subject.operation.bound(subject, inputs, ref)
 
 
 @dataclass
