@@ -111,8 +111,6 @@ def test_dispatched_ops_hold_every_property(op, dtype, recipe):
     of the variant each dispatches to."""
     import cupy
 
-    if not any(v.spec.op == op for v in softmax_harness.variants()):
-        pytest.skip(f"no {op} kernel in kernels/ (staged in staging/kernels, awaiting the GPU suite)")
     chosen = softmax_harness.dispatch.choose_op(op, recipe.n_cols, cupy.cuda.Device().id, dtype)
     entry = getattr(softmax_harness, op)
     subject = Subject.of(chosen)
