@@ -5,7 +5,7 @@ The front door only re-exports; each name lives in the module named for what it 
 
 from .catalog import RootError, UnknownVariantError, known_bad, split_ref, variant, variants
 from .compiler import KernelCompileError
-from .dispatch import log_softmax, log_softmax_backward, softmax, softmax_backward
+from .dispatch import log_softmax, log_softmax_backward, scaled_softmax, softmax, softmax_backward
 from .reference import reference_softmax
 from .registry import KERNELS_DIR, HeaderError, VariantSpec
 from .subject import Subject
@@ -14,5 +14,5 @@ from .variant import Variant
 __all__ = [
     "KERNELS_DIR", "HeaderError", "KernelCompileError", "RootError", "Subject", "UnknownVariantError",
     "Variant", "VariantSpec", "known_bad", "log_softmax", "log_softmax_backward", "reference_softmax",
-    "softmax", "softmax_backward", "split_ref", "variant", "variants",
+    "scaled_softmax", "softmax", "softmax_backward", "split_ref", "variant", "variants",
 ]

@@ -1,5 +1,7 @@
-"""Baselines measured beside our kernels in the same run: torch's softmax, its backward and
-log_softmax, and a Triton softmax."""
+"""Baselines measured beside our kernels in the same run: torch's softmax, its backward, log_softmax
+and the fused forward written in torch; a Triton softmax; and the peers' kernels where they are
+installed (Quack's CuTe DSL softmax and backward, ``quack-kernels``; Liger's Triton softmax and
+backward, ``liger-kernel``, rows up to 65536)."""
 
 from __future__ import annotations
 
@@ -70,9 +72,35 @@ def torch_log_softmax_backward():
     return _torch_backward("_log_softmax_backward_data")
 
 
+def _torch_scaled(form: str):
+    """``fn(x, bias|mask, scale, out)`` or ``fn(x, scale, out)``: the fused forward as torch code
+    writes it unfused (``scale * x + bias``, ``masked_fill``, a causal ``triu`` mask), or None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+
+    def run(x, *rest):
+        *second, scale, _out = rest
+        t = as_torch(x) * float(scale)
+        if form == "bias":
+            t = t + as_torch(second[0])
+        elif form == "mask":
+            t = t.masked_fill(as_torch(second[0]), float("-inf"))
+        else:
+            n_rows, n_cols = t.shape
+            rows = torch.arange(n_rows, device=t.device) % n_cols
+            t = t.masked_fill(torch.arange(n_cols, device=t.device)[None, :] > rows[:, None], float("-inf"))
+        return torch.softmax(t, dim=-1)
+
+    return run
+
+
 #: op -> the torch baseline of that op.
 TORCH = {"softmax": torch_softmax, "softmax_backward": torch_softmax_backward,
-         "log_softmax": torch_log_softmax, "log_softmax_backward": torch_log_softmax_backward}
+         "log_softmax": torch_log_softmax, "log_softmax_backward": torch_log_softmax_backward,
+         **{f"scaled_softmax_{form}": functools.partial(_torch_scaled, form)
+            for form in ("bias", "mask", "causal")}}
 
 
 @functools.lru_cache(maxsize=1)
@@ -117,3 +145,78 @@ def triton_softmax():
         return out
 
     return run
+
+
+def quack_softmax():
+    """``fn(x, out)``: Quack's softmax forward (``quack.softmax._softmax_fwd``), or None."""
+    try:
+        from quack.softmax import _softmax_fwd
+    except Exception:  # not installed, or its CUTLASS DSL does not load here
+        return None
+
+    def run(x, out):
+        _softmax_fwd(as_torch(x), as_torch(out))
+        return out
+
+    return run
+
+
+def quack_softmax_backward():
+    """``fn(y, dy, out)``: Quack's softmax backward (``quack.softmax._softmax_backward``), or None."""
+    try:
+        from quack.softmax import _softmax_backward
+    except Exception:
+        return None
+
+    def run(y, dy, out):
+        _softmax_backward(as_torch(dy), as_torch(y), as_torch(out))
+        return out
+
+    return run
+
+
+LIGER_MAX_COLS = 65536  # liger_kernel.ops.utils.calculate_settings refuses longer rows
+
+
+def _liger_settings(n_cols):
+    from liger_kernel.ops.utils import calculate_settings
+
+    if n_cols > LIGER_MAX_COLS:
+        raise ValueError(f"Liger's softmax takes rows up to {LIGER_MAX_COLS} columns")
+    return calculate_settings(n_cols)
+
+
+def liger_softmax():
+    """``fn(x, out)``: Liger's Triton softmax forward (it allocates its output), or None."""
+    try:
+        from liger_kernel.ops.softmax import _softmax_forward
+    except Exception:
+        return None
+
+    def run(x, out):
+        _liger_settings(x.shape[1])
+        return _softmax_forward(as_torch(x))[0]
+
+    return run
+
+
+def liger_softmax_backward():
+    """``fn(y, dy, out)``: Liger's Triton softmax backward (it allocates dx), or None."""
+    try:
+        from liger_kernel.ops.softmax import _softmax_backward
+    except Exception:
+        return None
+
+    def run(y, dy, out):
+        block, warps = _liger_settings(y.shape[1])
+        return _softmax_backward(as_torch(dy), as_torch(y), block, warps, block < y.shape[1])
+
+    return run
+
+
+#: peer -> op -> its baseline of that op (the ops it has).
+PEERS = {
+    "torch": TORCH,
+    "quack": {"softmax": quack_softmax, "softmax_backward": quack_softmax_backward},
+    "liger": {"softmax": liger_softmax, "softmax_backward": liger_softmax_backward},
+}

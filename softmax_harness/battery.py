@@ -79,7 +79,8 @@ def test_the_sanitizers_find_nothing(subject_ref, tool):
         f"{result['output'][-2000:]}"
 
 
-@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS))  # an op without dy ignores grad
+# an op ignores what it does not take (a forward the gradient, a backward the bias)
+@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS, fused=True))
 @example(recipe=CLASSIC[0])
 @example(recipe=CLASSIC[1])
 @example(recipe=CLASSIC[2])
@@ -95,16 +96,11 @@ def test_classic_failures_of_online_kernels(subject, recipe):
 def test_the_stratified_design(subject):
     """Every value kind on a long row (plain, with a padding tail, with random -inf), past 65535
     rows, and rows past 2^17 that add one term many times: what a small example budget reaches
-    rarely (``strategies.STRATA``); for an op with an incoming gradient, each kind of it too."""
-    for recipe in STRATA + grad_strata(subject):
+    rarely (``strategies.STRATA``); and what the op's own inputs need (``Op.strata``: each kind of
+    incoming gradient, of bias, each scale)."""
+    for recipe in STRATA + subject.operation.strata(STRATA):
         if subject.supports(recipe.n_cols):
             holds_every_property(subject, recipe)
-
-
-def grad_strata(subject) -> tuple:
-    """One batch of every row kind under each kind of incoming gradient, for an op that takes one."""
-    kinds = subject.operation.grads or ()
-    return tuple(replace(STRATA[k], grad=g) for k, g in enumerate(kinds))
 
 
 @pytest.mark.parametrize("n_cols", [1, 2, 31, 33, 1000, 4097])

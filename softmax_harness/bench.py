@@ -136,10 +136,11 @@ def copy_seconds(n_cols: int, dtype: str = "float32") -> float:
 
 
 #: Names that ``fractions_of_copy`` times besides variants: the dispatchers and the baselines.
-NOT_VARIANTS = ("softmax", "softmax_backward", "log_softmax", "log_softmax_backward", "torch", "triton")
+NOT_VARIANTS = (*ops.NAMES, "torch", "triton", "quack", "liger")
 
 #: The ops besides the forward that the sweep measures (their dispatchers and torch's).
-SWEEP_OPS = ("softmax_backward", "log_softmax", "log_softmax_backward")
+SWEEP_OPS = ("softmax_backward", "log_softmax", "log_softmax_backward", "scaled_softmax_bias",
+             "scaled_softmax_mask", "scaled_softmax_causal")
 
 
 @functools.lru_cache(maxsize=1)
@@ -170,16 +171,17 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
     ``op`` (a variant name, the op's name for its dispatcher, ``torch`` or, for the forward,
     ``triton``) reaches on the ~1 GiB sweep input, timed in this process (medians of CUDA-event
     timings, each kernel's in alternation with the copy's). The copy moves the sweep input once
-    (read and write); an op of k inputs moves (k + 1) / 2 times those bytes, and its copy's time
-    is scaled by as much. Kernels that cannot take C (or the type) are left out.
+    (read and write); an op moves its inputs' bytes and its output's (a backward's 3/2 of the
+    copy's, a mask's a byte an element), and its copy's time is scaled by as much. Kernels that
+    cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
-    from .baselines import TORCH, TRITON_MAX_COLS, triton_softmax
+    from .baselines import LIGER_MAX_COLS, PEERS, TRITON_MAX_COLS, triton_softmax
 
     rows = []
     for n_cols in cols:
         x, out = sweep_input(n_cols, dtype)
         inputs = op_inputs(op, n_cols, dtype)
-        scale = (len(inputs) + 1) / 2
+        scale = (sum(a.nbytes for a in inputs if getattr(a, "ndim", 0)) + out.nbytes) / bytes_moved(x)
         copy = copy_seconds(n_cols, dtype)
         row = {"op": op, "dtype": dtype, "C": n_cols, "copy_gbps": round(bytes_moved(x) / copy / 1e9)}
         for name in kernels:
@@ -187,10 +189,12 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 fn = dispatch.softmax
                 row["dispatched"] = dispatch.chosen_for(x).name
             elif name == op:
-                fn = getattr(dispatch, op)
+                fn = functools.partial(dispatch.run_op, op)
                 row["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
-            elif name == "torch":
-                fn = TORCH[op]()
+            elif name in PEERS:
+                fn = PEERS[name].get(op, lambda: None)()
+                if fn is None or (name == "liger" and n_cols > LIGER_MAX_COLS):
+                    continue
             elif name == "triton":  # the fp32 baseline, for rows it holds whole
                 fn = triton_softmax()
                 if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32" or op != "softmax":

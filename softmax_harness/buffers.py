@@ -17,8 +17,8 @@ GUARD = 64  # elements of guard zone on each side of every buffer
 
 
 def bits(xp, a):
-    """The raw bit patterns of a 16- or 32-bit float array."""
-    return a.view(xp.uint16 if a.dtype.itemsize == 2 else xp.uint32)
+    """The raw bit patterns of a 16- or 32-bit float array (or the bytes of a boolean one)."""
+    return a.view({1: xp.uint8, 2: xp.uint16}.get(a.dtype.itemsize, xp.uint32))
 
 
 class Buffers:
@@ -32,12 +32,16 @@ class Buffers:
         fmt = dtypes.of(first.dtype)
         self.xp, self.shape, self.offsets, self.n = xp, first.shape, offsets, n
         self.poison = fmt.uint(fmt.poison)
-        self.srcs = []
+        self.srcs = []  # each array input in its guarded buffer; a scalar input as it is
         for host in inputs:
+            if np.ndim(host) == 0:
+                self.srcs.append(host)
+                continue
             src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, host.dtype)
             src[GUARD + offsets[0]:GUARD + offsets[0] + n] = host.ravel()
             self.srcs.append(xp.asarray(src))
-        self.src_bits = [bits(xp, src.copy()) for src in self.srcs]
+        self.arrays = [src for src in self.srcs if np.ndim(src)]
+        self.src_bits = [bits(xp, src.copy()) for src in self.arrays]
         self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(first.dtype)
 
     def view(self, buf, offset):
@@ -46,7 +50,7 @@ class Buffers:
 
     @property
     def inputs(self) -> tuple:
-        return tuple(self.view(src, self.offsets[0]) for src in self.srcs)
+        return tuple(self.view(src, self.offsets[0]) if np.ndim(src) else src for src in self.srcs)
 
     @property
     def y(self):
@@ -64,7 +68,7 @@ class Buffers:
 
     def input_intact(self) -> bool:
         xp = self.xp
-        pairs = zip(self.srcs, self.src_bits, strict=True)
+        pairs = zip(self.arrays, self.src_bits, strict=True)
         return all(bool(xp.all(bits(xp, src) == was)) for src, was in pairs)
 
 

@@ -124,7 +124,7 @@ class Adapted:
         *inputs, out = arrays
         x = inputs[0]
         if self.arrays == "torch":
-            tin, tout = [_torch_view(a) for a in inputs], _torch_view(out)
+            tin, tout = [_torch_view(a) if np.ndim(a) else float(a) for a in inputs], _torch_view(out)
             if self.takes_out:
                 self.fn(*tin, tout)
             else:
@@ -160,7 +160,8 @@ def _probe(fn, ref: str, takes_out: bool, op) -> tuple[str, str]:
     for arrays, device in _candidates():
         try:
             xp = _xp(device)
-            inputs = [xp.asarray(a) for a in op.build(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))]
+            built = op.build(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))
+            inputs = [xp.asarray(a) if np.ndim(a) else a for a in built]
             out = xp.empty_like(inputs[0])
             Adapted(fn, ref, arrays, takes_out)(*inputs, out)
             if device == "cuda":
@@ -185,7 +186,7 @@ def subject(ref: str) -> Subject:
     fn = load(ref)
     declared = _declared(fn, ref)
     op = ops.of(declared.get("op", "softmax"))
-    names = ("x",) if op.inputs == ("in",) else op.inputs
+    names = tuple("x" if role == "in" else role for role in op.inputs)
     takes_out = arity(fn, ref, names) == len(op.inputs) + 1
     if "arrays" in declared:
         arrays = declared["arrays"]

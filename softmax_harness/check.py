@@ -113,7 +113,8 @@ SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
          "nonfinite_contract": "nonfinite", "all_written": "written",
          "no_write_outside": "outside", "input_unchanged": "input", "deterministic": "determ",
          "rows_independent": "rows", "launch": "launch", "sums_to_zero": "sum0",
-         "linear_in_dy": "linear", "nonpositive": "le0", "logsumexp_zero": "lse0"}
+         "linear_in_dy": "linear", "nonpositive": "le0", "logsumexp_zero": "lse0",
+         "ignores_masked": "unread"}
 assert set(SHORT) == {*ops.ALL_PROPERTIES, "launch"}
 
 

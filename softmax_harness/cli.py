@@ -146,8 +146,8 @@ def main(argv=None) -> int:
                              "lengths, timed in one process (~1 GiB inputs; needs a GPU)")
     measure.add_argument("kernels", nargs="+",
                          help="variant names (NAME@DIR: the one declared under DIR, e.g. a staged "
-                              "file beside the verified one), 'softmax' (the dispatcher), 'torch', "
-                              "'triton' (fp32)")
+                              "file beside the verified one), the op's name (its dispatcher), 'torch', "
+                              "'triton' (fp32), 'quack', 'liger' (where installed)")
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--op", default="softmax", choices=ops.NAMES,

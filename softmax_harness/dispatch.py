@@ -1,5 +1,6 @@
-"""``softmax(x)``, ``softmax_backward(y, dy)``, ``log_softmax(x)`` and ``log_softmax_backward(z, dy)``:
-the fastest correct variant of the op for the row length and element type, from a table.
+"""``softmax(x)``, ``softmax_backward(y, dy)``, ``log_softmax(x)``, ``log_softmax_backward(z, dy)`` and
+``scaled_softmax(x, scale, bias=|mask=|causal=)``: the fastest correct variant of the op for the row
+length and element type, from a table.
 
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike; where several tiles hold the same size,
@@ -21,7 +22,7 @@ length measured the one-pass kernel sized to C was the faster
 
 The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile (of
 4096 columns, fp32, and 16384) up to 16384, then a block of 1024 threads reading the row twice
-(the backwards) or three times (log_softmax).
+(the backwards) or three times (log_softmax and the fused forward).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -81,7 +82,9 @@ OP_TABLES = {
     op: {dtype: _ladder(family, suffix) for dtype, suffix in
          (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
     for op, family in (("softmax_backward", "backward"), ("log_softmax", "log_softmax"),
-                       ("log_softmax_backward", "log_softmax_backward"))
+                       ("log_softmax_backward", "log_softmax_backward"),
+                       ("scaled_softmax_bias", "scaled_bias"), ("scaled_softmax_mask", "scaled_mask"),
+                       ("scaled_softmax_causal", "scaled_causal"))
 }
 
 
@@ -109,6 +112,12 @@ def _device(x):
     return getattr(getattr(x, "device", None), "id", None)
 
 
+def run_op(op: str, *inputs, out=None):
+    """``op`` (a name of :data:`OP_TABLES`) on its inputs, by the variant :func:`choose_op` picks."""
+    x = inputs[0]
+    return choose_op(op, x.shape[-1], _device(x), x.dtype)(*inputs, out=out)
+
+
 def softmax_backward(y, dy, out=None):
     """dx = y * (dy - sum(dy * y)) over the last axis of CuPy (N, C) arrays (``y`` the forward's
     output, ``dy`` the incoming gradient), by the fastest variant for C and the element type."""
@@ -125,6 +134,25 @@ def log_softmax(x, out=None):
     """log_softmax over the last axis of a CuPy (N, C) array, by the fastest variant for C and the
     element type."""
     return choose_op("log_softmax", x.shape[-1], _device(x), x.dtype)(x, out=out)
+
+
+def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None):
+    """softmax(scale * x + bias) over the last axis of a CuPy (N, C) array, with ``bias`` (of x's
+    shape and type), or ``mask`` (bool, of x's shape: True masks an element out) or ``causal``
+    (row r keeps columns 0 .. r % C), at most one of the three; by the fastest variant for C and
+    the element type."""
+    if (bias is not None) + (mask is not None) + bool(causal) > 1:
+        raise ValueError("scaled_softmax takes one of bias=, mask= and causal=True")
+    device = _device(x)
+    if mask is not None:
+        return choose_op("scaled_softmax_mask", x.shape[-1], device, x.dtype)(x, mask, scale, out=out)
+    if causal:
+        return choose_op("scaled_softmax_causal", x.shape[-1], device, x.dtype)(x, scale, out=out)
+    if bias is None:
+        import cupy
+
+        bias = cupy.zeros_like(x)
+    return choose_op("scaled_softmax_bias", x.shape[-1], device, x.dtype)(x, bias, scale, out=out)
 
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):

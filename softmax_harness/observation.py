@@ -26,9 +26,15 @@ def host(xp, a):
 
 
 def as_format(x: np.ndarray, fmt) -> np.ndarray:
-    """A host array in the subject's element type (overflow to +-inf is part of the input)."""
+    """A host array in the subject's element type (overflow to +-inf is part of the input); a
+    scalar input (a scale) stays a float32 scalar, a boolean array (a mask) stays bool."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return np.float32(x)
+    if x.dtype == bool:
+        return np.ascontiguousarray(x)
     with np.errstate(over="ignore", invalid="ignore"):
-        return np.ascontiguousarray(np.asarray(x).astype(fmt.numpy()))
+        return np.ascontiguousarray(x.astype(fmt.numpy()))
 
 
 @dataclass
@@ -87,7 +93,7 @@ def observe(subject: Subject, inputs: tuple, offsets: tuple[int, int]) -> Observ
     is judged by."""
     inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
     first = launch(subject, inputs, offsets)
-    exact = tuple(subject.xp.asarray(a.astype(np.float32)) for a in inputs)  # every format widens exactly
+    exact = tuple(subject.xp.asarray(np.asarray(a).astype(np.float32)) for a in inputs)  # widened exactly
     op = subject.operation
     ref = op.reference(exact, subject.convention)
     return Observation(subject, dtypes.of(subject.dtype), inputs, offsets, first, exact, ref,

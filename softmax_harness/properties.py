@@ -169,13 +169,13 @@ def _describe(o: Observation, prop: str, finding: Finding, repro: str) -> str:
     row, col = finding.where
     lo, hi = max(0, col - 2), min(x.shape[1], col + 3)
     bound = shown["bound"]
-    names = ("x",) if op.inputs == ("in",) else op.inputs
+    names = ("x" if name == "in" else name for name in op.inputs)
     given = [x, *(np.asarray(host(xp, a)) for a in o.inputs[1:])]
     out = op.output
     lines = [
         f"{prop} failed for {o.subject.name} on a {x.shape[0]}x{x.shape[1]} batch: row {row}, column {col}",
         *(f"  input  {name:>2s}[{row}, {lo}:{hi}] = {np.array2string(a[row, lo:hi], precision=8)}"
-          for name, a in zip(names, given, strict=True)),
+          if a.ndim else f"  input  {name} = {float(a)!r}" for name, a in zip(names, given, strict=True)),
         f"  output {out:>2s}[{row}, {lo}:{hi}] = {np.array2string(y[row, lo:hi], precision=8)}",
         f"  expected {out}[{row}, {col}] = {ref[row, col]!r}, got {float(y[row, col])!r}"
         + (f" (bound {float(host(xp, bound)[row, col]):.3g})" if bound is not None else ""),
@@ -199,7 +199,8 @@ def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, int
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
-    data = [np.ascontiguousarray(a.astype(np.float32)) for a in inputs]  # exact; repro casts back
+    data = [np.ascontiguousarray(a if a.dtype == bool else a.astype(np.float32))  # exact; repro casts back
+            for a in map(np.asarray, inputs)]
     folder = REPRO_DIR[0]
     folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(b"".join(a.tobytes() for a in data)).hexdigest()[:12]
@@ -222,7 +223,8 @@ def _errors(o: Observation, report: Report) -> None:
     tiny = max(bounds.FLT_TINY, o.fmt.tiny)  # ulps below it are FTZ's or subnormal rounding
     normal = ok & (xp.abs(o.ref) >= tiny)
     report.max_ulps = float(xp.max(xp.where(normal, bounds.ulps(o.y64, o.ref, xp, o.fmt.name), 0.0)))
-    report.max_bound_ratio = float(xp.max(xp.where(ok, o.err / o.bound, 0.0)))
+    with np.errstate(invalid="ignore"):  # inf / inf where the output is not judged
+        report.max_bound_ratio = float(xp.max(xp.where(ok, o.err / o.bound, 0.0)))
 
 
 def check(subject: Subject, x_host, *, offset: int = 0, out_offset: int | None = None,

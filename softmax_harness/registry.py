@@ -9,15 +9,21 @@ Fields (``key=value``, values may be quoted):
 ``name``        unique identifier of the variant (letters, digits, ``_``)
 ``op``          what it computes (``softmax_harness.ops``): ``softmax`` (the default), ``softmax_backward``
                 (dx = y * (dy - sum(dy * y)), from inputs ``y`` and ``dy``), ``log_softmax`` or
-                ``log_softmax_backward`` (dx = dy - exp(z) * sum(dy), from inputs ``z`` and ``dy``)
+                ``log_softmax_backward`` (dx = dy - exp(z) * sum(dy), from inputs ``z`` and ``dy``), or
+                the fused forward ``scaled_softmax_bias`` (softmax(scale * x + bias): inputs ``in``,
+                ``bias`` and the float ``scale``), ``scaled_softmax_mask`` (``in``, a ``bool`` ``mask``,
+                True masking, and ``scale``) or ``scaled_softmax_causal`` (``in`` and ``scale``; row r
+                keeps columns 0 .. r % C)
 ``kernel``      the ``extern "C"`` symbol; signature ``(const float* x, float* y, int n_rows, int n_cols)``
                 unless ``args`` says otherwise (``(const float* y, const float* dy, float* dx, int n_rows,
                 int n_cols)`` for a backward)
 ``args``        the order of the kernel's arguments, of its op's inputs (``in``, the input pointer; a
-                backward's ``y`` or ``z`` and ``dy``), ``out`` (the output pointer), ``rows``, ``cols`` and
+                backward's ``y`` or ``z`` and ``dy``; the fused forward's ``bias`` or ``mask`` pointer and
+                its ``scale``, a float), ``out`` (the output pointer), ``rows``, ``cols`` and
                 optionally ``stride`` (the row stride in elements, an int), comma-separated:
                 ``args=out,in,rows,cols`` for ``(float* out, const float* in, int N, int C)`` as the seed
-                posts and llm.c write them (default: the inputs, then ``out,rows,cols``)
+                posts and llm.c write them (default: the array inputs, then ``out,rows,cols``, then a
+                ``scale``)
 ``launcher``    instead of a geometry: ``module:function``, a Python launcher called as
                 ``function(kernel, x, out)`` with the compiled CuPy kernel and the arrays; the header then
                 needs no ``geometry`` or ``threads`` (``lanes`` sets the bound, default 1: the loosest)
@@ -81,7 +87,7 @@ def _kernels_dir() -> Path:
 KERNELS_DIR = _kernels_dir()
 
 ALGORITHMS = ("naive", "safe", "online")
-ROLES = ("in", "y", "z", "dy", "out", "rows", "cols", "stride")
+ROLES = ("in", "y", "z", "dy", "bias", "mask", "out", "rows", "cols", "stride", "scale")
 GEOMETRIES = ("launcher", "thread-per-row", "warp-per-row", "block-per-row", "group-per-row", "grid-stride",
               "cluster-per-row", "split-row")
 CONVENTIONS = ("torch", "masked")
@@ -220,7 +226,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     if (geometry == "cluster-per-row") != ("cluster" in fields):
         raise _fail(path, line, "cluster= goes with geometry=cluster-per-row, and only with it")
     op = ops.of(_choice(path, line, "op", fields.get("op", "softmax"), ops.NAMES))
-    roles = (*op.inputs, "out", "rows", "cols")
+    roles = op.roles
     args = tuple(fields.get("args", ",".join(roles)).split(","))
     for role in args:
         _choice(path, line, "args", role, (*roles, "stride"))

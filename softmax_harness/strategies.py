@@ -52,6 +52,15 @@ SPECIAL_KINDS = ("none", "posinf", "nan")
 #: and near 2^-100, large values of both signs that cancel in sum(dy * y), and one non-finite
 #: element (NaN, +inf).
 GRAD_KINDS = ("randn", "equal", "one_hot", "huge", "tiny", "opposite", "nan", "posinf")
+#: Kinds of additive bias (the fused forward's ``scaled_softmax_bias``), simplest first: zeros,
+#: standard normal, a relative-position ramp (ALiBi: -slope |c - r % C|), an additive mask (0, or
+#: -inf at random positions), magnitudes near 1e30 of both signs (t is the bias's), one NaN, one
+#: +inf a row.
+BIAS_KINDS = ("zero", "randn", "alibi", "neg_inf", "huge", "nan", "posinf")
+#: Scales (temperatures) the fused forward is drawn with: 1, an attention head's 1/sqrt(64) and
+#: 1/sqrt(128), sharpening ones, a tiny one, and negative ones (they flip the row, so a kernel
+#: that takes the maximum before scaling is wrong).
+SCALES = (1.0, 0.125, 0.08838834764831845, 3.0, 1e-3, -1.0, -0.25)
 
 LONG_LENGTHS = (2**17 + 3, 2**20, 2**20 + 1)
 
@@ -81,6 +90,8 @@ class BatchRecipe:
     offset: int = 0
     out_offset: int | None = None
     grad: str = "randn"   # the incoming gradient's kind (GRAD_KINDS), for the backward ops
+    bias: str = "randn"   # the additive bias's kind (BIAS_KINDS), for scaled_softmax_bias
+    scale: float = 1.0    # the fused forward's scale (SCALES)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -210,6 +221,29 @@ def build_grad(recipe: BatchRecipe) -> np.ndarray:
     return dy
 
 
+def build_bias(recipe: BatchRecipe) -> np.ndarray:
+    """The (N, C) float32 additive bias of ``recipe``'s kind (deterministic in the recipe)."""
+    n_rows, n_cols = recipe.shape
+    kind = recipe.bias
+    rng = np.random.default_rng([recipe.rows[0].seed if recipe.rows else 0, BIAS_KINDS.index(kind)])
+    shape = (n_rows, n_cols)
+    if kind == "zero":
+        bias = np.zeros(shape)
+    elif kind == "alibi":
+        slope = float(rng.choice([0.5, 1 / 16, 2.0**-8]))
+        bias = -slope * np.abs(np.arange(n_cols)[None, :] - (np.arange(n_rows) % max(n_cols, 1))[:, None])
+    elif kind == "neg_inf":
+        bias = np.where(rng.random(shape) < 0.3, -np.inf, 0.0)
+    elif kind == "huge":
+        bias = rng.uniform(-1e30, 1e30, shape)
+    else:
+        bias = rng.standard_normal(shape) * 3
+    bias = bias.astype(np.float32)
+    if kind in ("nan", "posinf") and bias.size:
+        bias[np.arange(n_rows), rng.integers(n_cols, size=n_rows)] = np.nan if kind == "nan" else np.inf
+    return bias
+
+
 #: Length classes, each drawn as often as the others (:func:`lengths`): a few elements, warp
 #: edges, vector edges, powers of two.
 TINY_LENGTHS = tuple(range(1, 10))
@@ -253,14 +287,15 @@ def row_recipes(values=VALUE_KINDS, masks=MASK_KINDS, specials=SPECIAL_KINDS):
 
 @st.composite
 def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: int = 2**22,
-            aligned_only: bool = False, rows_first: bool = False, grads=None):
+            aligned_only: bool = False, rows_first: bool = False, grads=None, fused: bool = False):
     """Batches mixing many row recipes of one length, with the row count sometimes far
     larger (multi-row and grid-stride paths) and base pointers sometimes misaligned, the
     output sometimes differently from the input. Where the two do not fit ``max_elements``,
     the length wins (the row count is cut), or with ``rows_first`` the row count (the length
     is cut): so a small budget still reaches batches of 70001 rows, past 65535. ``grads`` (a
     sequence of :data:`GRAD_KINDS`) draws the incoming gradient's kind too, for ops that take one;
-    without it nothing more is drawn, so the forward's examples stay as they were."""
+    ``fused`` draws a bias kind and a scale (:data:`BIAS_KINDS`, :data:`SCALES`) for the fused
+    forward. Without them nothing more is drawn, so the forward's examples stay as they were."""
     n_cols = draw(lens if lens is not None else lengths())
     kinds = draw(st.lists(rows if rows is not None else row_recipes(), min_size=1, max_size=max_kinds))
     room = max(1, max_elements // n_cols)
@@ -273,8 +308,12 @@ def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: in
         offset = draw(st.sampled_from([0, 1, 2, 3]))
         out_offset = draw(st.sampled_from([None, None, 0, 1, 2, 3]))
     grad = draw(st.sampled_from(grads)) if grads else "randn"
+    bias, scale = "randn", 1.0
+    if fused:
+        bias, scale = draw(st.sampled_from(BIAS_KINDS)), draw(st.sampled_from(SCALES))
     return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset,
-                       out_offset=None if out_offset == offset else out_offset, grad=grad)
+                       out_offset=None if out_offset == offset else out_offset, grad=grad, bias=bias,
+                       scale=scale)
 
 
 #: The classic failures of the seed posts' online kernels, pinned as examples.

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from . import compiler, dtypes, ops
+from .ops.base import BOOL_ROLES, SCALAR_ROLES
 from .reference import array_module
 from .registry import KERNELS_DIR, VariantSpec
 
@@ -49,7 +50,8 @@ def compute_capability(device_id: int) -> int:
 
 class Variant:
     """One declared kernel variant; call it as ``v(x, out=None)`` on a CuPy (N, C) array (with its
-    op's inputs: ``v(y, dy, out=None)`` for a backward)."""
+    op's inputs: ``v(y, dy, out=None)`` for a backward, ``v(x, mask, scale, out=None)`` for the
+    masked fused forward)."""
 
     def __init__(self, spec: VariantSpec):
         self.spec = spec
@@ -140,12 +142,17 @@ class Variant:
         if x.data.ptr % x.dtype.itemsize:
             raise self._error(ValueError, "input is not aligned to its element size")
         for name, other in zip(self.op.inputs[1:], arrays[1:], strict=True):
+            if name in SCALAR_ROLES:
+                if not isinstance(other, (int, float, np.integer, np.floating)) or not np.isfinite(other):
+                    raise self._error(TypeError, f"{name} must be a finite real number, got {other!r}")
+                continue
+            want = np.dtype(bool) if name in BOOL_ROLES else x.dtype
             if not _is_cupy_array(other):
                 raise self._error(TypeError, f"{name} must be a cupy.ndarray, got {type(other).__name__}")
-            if other.shape != x.shape or other.dtype != x.dtype:
+            if other.shape != x.shape or other.dtype != want:
                 raise self._error(ValueError, f"{name} has shape {tuple(other.shape)} and dtype "
-                                  f"{other.dtype}, expected {tuple(x.shape)} and {x.dtype} (as "
-                                  f"{self.op.inputs[0]})")
+                                  f"{other.dtype}, expected {tuple(x.shape)} (as {self.op.inputs[0]}) "
+                                  f"and {want}")
             if not other.flags.c_contiguous or other.data.ptr % other.dtype.itemsize:
                 raise self._error(ValueError, f"{name} is not C-contiguous and aligned to its element size")
         if out is None:
@@ -161,6 +168,8 @@ class Variant:
             raise self._error(ValueError, "out is not aligned to its element size")
         lo_o, hi_o = out.data.ptr, out.data.ptr + out.nbytes
         for name, a in zip(self.op.inputs, arrays, strict=True):
+            if name in SCALAR_ROLES:
+                continue
             lo_x, hi_x = a.data.ptr, a.data.ptr + a.nbytes
             if a.nbytes and lo_o < hi_x and lo_x < hi_o:
                 role = "the input" if len(arrays) == 1 else f"input {name}"
@@ -203,6 +212,7 @@ class Variant:
         else:
             given = {**dict(zip(self.op.inputs, arrays, strict=True)), "out": out, "rows": np.int32(n_rows),
                      "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
+            given.update((role, np.float32(given[role])) for role in SCALAR_ROLES if role in given)
             args = tuple(given[role] for role in self.spec.args)
         if smem > max(48 * 1024, self._smem_asked):  # beyond the default limit a launch must ask for it
             function.max_dynamic_shared_size_bytes = self._smem_asked = smem

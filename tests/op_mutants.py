@@ -258,3 +258,130 @@ CONTROLS.update({
     "lsmb_half_bf16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="bfloat16"),
     "lsmb_half_f16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="float16"),
 })
+
+
+# ---- The fused forward: softmax(scale * x + bias), masked, causal.
+
+def _logits(x, second, scale, form, fused=False):
+    """t as the contract forms it in float32 (``fused``: scale * x + bias in one rounding, as an
+    fma would)."""
+    with quiet():
+        x32, s = x.astype(F32), F32(scale)
+        if form == "bias":
+            if fused:
+                return (x32.astype(np.float64) * float(s) + second.astype(np.float64)).astype(F32)
+            return ((x32 * s).astype(F32) + second.astype(F32)).astype(F32)
+        t = (x32 * s).astype(F32)
+    hidden = second if form == "mask" else causal_hidden(x.shape)
+    return np.where(hidden, F32(-np.inf), t)
+
+
+def causal_hidden(shape):
+    rows, cols = shape
+    return np.arange(cols)[None, :] > (np.arange(rows) % max(cols, 1))[:, None]
+
+
+def _scaled_softmax(t, out, m=None):
+    with quiet():
+        m = row_max(t) if m is None else m
+        e = np.exp((t - m).astype(F32)).astype(F32)
+        out[...] = (e / lane_sums(e)).astype(out.dtype)
+
+
+def _form(form, fn):
+    """``fn(t, out, x, second, scale)`` as a model of the form's signature."""
+    if form == "causal":
+        return lambda x, scale, out: fn(_logits(x, None, scale, form), out, x, None, scale)
+    return lambda x, second, scale, out: fn(_logits(x, second, scale, form), out, x, second, scale)
+
+
+def scaled_warp(form):
+    def model(t, out, *_):
+        """The correct fused forward: t as the contract forms it, then a warp's safe softmax."""
+        _scaled_softmax(t, out)
+    return _form(form, model)
+
+
+def ctl_bias_fused(x, bias, scale, out):
+    """scale * x + bias in one fused multiply-add (one rounding, not two)."""
+    _scaled_softmax(_logits(x, bias, scale, "bias", fused=True), out)
+
+
+def bias_max_before_bias(x, bias, scale, out):
+    """The maximum taken over scale * x before the bias is added: a large bias overflows exp."""
+    with quiet():
+        m = row_max(np.where(np.isnan(bias), F32(0), (x.astype(F32) * F32(scale)).astype(F32)))
+    _scaled_softmax(_logits(x, bias, scale, "bias"), out, m=m)
+
+
+def bias_t_in_bf16(x, bias, scale, out):
+    """t rounded to bfloat16 before the softmax."""
+    import ml_dtypes
+
+    t = _logits(x, bias, scale, "bias")
+    _scaled_softmax(t.astype(ml_dtypes.bfloat16).astype(F32), out)
+
+
+def mask_max_over_masked(x, mask, scale, out):
+    """The maximum taken over every scale * x, masked elements included (the mask applied after the
+    maximum)."""
+    with quiet():
+        m = row_max((x.astype(F32) * F32(scale)).astype(F32))
+    _scaled_softmax(_logits(x, mask, scale, "mask"), out, m=m)
+
+
+def mask_additive(x, mask, scale, out):
+    """The mask added as 0 / -inf to scale * x: a NaN under the mask poisons the row."""
+    with quiet():
+        t = ((x.astype(F32) * F32(scale)).astype(F32) + np.where(mask, F32(-np.inf), F32(0))).astype(F32)
+    _scaled_softmax(t, out)
+
+
+def causal_off_by_one(x, scale, out):
+    """Row r keeps columns 0 .. r % C + 1: one past its index."""
+    with quiet():
+        t = (x.astype(F32) * F32(scale)).astype(F32)
+    rows, cols = x.shape
+    hidden = np.arange(cols)[None, :] > (np.arange(rows) % max(cols, 1))[:, None] + 1
+    _scaled_softmax(np.where(hidden, F32(-np.inf), t), out)
+
+
+def causal_additive(x, scale, out):
+    """The causal mask added as 0 / -inf: it reads the columns past the row's index."""
+    with quiet():
+        t = ((x.astype(F32) * F32(scale)).astype(F32) +
+             np.where(causal_hidden(x.shape), F32(-np.inf), F32(0))).astype(F32)
+    _scaled_softmax(t, out)
+
+
+def causal_max_before_scale(x, scale, out):
+    """exp(scale * (x - max x)): right for a positive scale, overflowing for a negative one."""
+    hidden = causal_hidden(x.shape)
+    with quiet():
+        x32 = np.where(hidden, F32(-np.inf), x.astype(F32))
+        e = np.exp((F32(scale) * (x32 - row_max(x32)).astype(F32)).astype(F32)).astype(F32)
+        e = np.where(hidden, F32(0), e)
+        out[...] = (e / lane_sums(e)).astype(out.dtype)
+
+
+BIAS = dict(lanes=LANES, op="scaled_softmax_bias")
+MASK = dict(lanes=LANES, op="scaled_softmax_mask")
+CAUSAL = dict(lanes=LANES, op="scaled_softmax_causal")
+MUTANTS.update({
+    "bias_max_before_bias": Model(bias_max_before_bias, N, **BIAS),
+    "bias_t_in_bf16": Model(bias_t_in_bf16, M, **BIAS),
+    "mask_max_over_masked": Model(mask_max_over_masked, N, **MASK),
+    "mask_additive": Model(mask_additive, "ignores_masked", **MASK),
+    "causal_off_by_one": Model(causal_off_by_one, M, **CAUSAL),
+    "causal_additive": Model(causal_additive, "ignores_masked", **CAUSAL),
+    "causal_max_before_scale": Model(causal_max_before_scale, N, **CAUSAL),
+})
+CONTROLS.update({
+    "bias_warp": Model(scaled_warp("bias"), "", **BIAS),
+    "bias_fused": Model(ctl_bias_fused, "", **BIAS),
+    "bias_half_bf16": Model(scaled_warp("bias"), "", **BIAS, dtype="bfloat16"),
+    "mask_warp": Model(scaled_warp("mask"), "", **MASK),
+    "mask_half_f16": Model(scaled_warp("mask"), "", **MASK, dtype="float16"),
+    "causal_warp": Model(scaled_warp("causal"), "", **CAUSAL),
+    "causal_half_bf16": Model(scaled_warp("causal"), "", **CAUSAL, dtype="bfloat16"),
+})

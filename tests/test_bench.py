@@ -8,6 +8,7 @@ copy of the same bytes timed beside it, round by round.
 
 from __future__ import annotations
 
+import functools
 import statistics
 
 import pytest
@@ -56,6 +57,8 @@ def _kernels():
     yield "softmax_harness.softmax", softmax_harness.softmax, lambda c, d: d in softmax_harness.dispatch.TABLE
     yield "torch.softmax", baselines.torch_softmax(), lambda c, d: True
     yield "triton", baselines.triton_softmax(), lambda c, d: c <= baselines.TRITON_MAX_COLS and d == "float32"
+    yield "quack.softmax", baselines.quack_softmax(), lambda c, d: True
+    yield "liger.softmax", baselines.liger_softmax(), lambda c, d: c <= baselines.LIGER_MAX_COLS
 
 
 # Grouped by element type and C, so that each ~1 GiB input is made once.
@@ -97,23 +100,25 @@ def test_softmax_bandwidth(benchmark, name, fn, n_cols, dtype):
 
 @pytest.mark.parametrize("op,who,n_cols,dtype", [
     pytest.param(op, who, c, d, id=_id(f"{op}-{who}", c, d))
-    for d in SWEEP_DTYPES for c in SWEEP_COLS for op in SWEEP_OPS for who in ("harness", "torch")])
+    for d in SWEEP_DTYPES for c in SWEEP_COLS for op in SWEEP_OPS
+    for who in ("harness", *(peer for peer, table in baselines.PEERS.items() if op in table))
+    if not (who == "liger" and c > baselines.LIGER_MAX_COLS)])
 def test_op_bandwidth(benchmark, op, who, n_cols, dtype):
-    """The dispatched backward, log_softmax and log_softmax backward, and torch's, as the fraction
-    of a copy of the same bytes ((k + 1) / 2 times the sweep input for k inputs: the copy of the
+    """The dispatched backward, log_softmax, log_softmax backward and fused forward, and torch's, as
+    the fraction of a copy of the same bytes (the op's inputs and output: the copy of the sweep
     input, timed beside, scaled by as much)."""
     x, out = sweep_input(n_cols, dtype)
     inputs = op_inputs(op, n_cols, dtype)
-    fn = getattr(dispatch, op) if who == "harness" else baselines.TORCH[op]()
+    fn = functools.partial(dispatch.run_op, op) if who == "harness" else baselines.PEERS[who][op]()
     if fn is None:
-        pytest.skip("torch is not installed")
+        pytest.skip(f"{who} is not installed")
     benchmark.group = f"{dtype} C={n_cols} {op}"
     timed = gpu_timed(lambda: fn(*inputs, out), repeat=5, beside=copier(x, out))
     benchmark.pedantic(timed, rounds=15, warmup_rounds=1, iterations=1)
-    scale = (len(inputs) + 1) / 2
-    name = f"softmax_harness.{op}" if who == "harness" else f"torch.{op}"
-    _record(benchmark, name, x, benchmark.stats.stats.median, scale * statistics.median(timed.beside_seconds),
-            moved=(len(inputs) + 1) * x.nbytes)
+    moved = sum(a.nbytes for a in inputs if getattr(a, "ndim", 0)) + out.nbytes
+    name = f"softmax_harness.{op}" if who == "harness" else f"{who}.{op}"
+    _record(benchmark, name, x, benchmark.stats.stats.median,
+            moved / (2 * x.nbytes) * statistics.median(timed.beside_seconds), moved=moved)
     benchmark.extra_info["op"] = op
     if who == "harness":
         benchmark.extra_info["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name

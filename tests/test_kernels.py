@@ -102,17 +102,29 @@ def test_dispatched_softmax_holds_every_property(dtype, recipe):
     report.raise_if_failed()
 
 
-@pytest.mark.parametrize("op", ["softmax_backward", "log_softmax", "log_softmax_backward"])
+#: The public entry point of each op besides the forward, as the harness calls a subject.
+ENTRIES = {
+    "softmax_backward": softmax_harness.softmax_backward,
+    "log_softmax": softmax_harness.log_softmax,
+    "log_softmax_backward": softmax_harness.log_softmax_backward,
+    "scaled_softmax_bias": lambda x, b, s, out: softmax_harness.scaled_softmax(x, s, bias=b, out=out),
+    "scaled_softmax_mask": lambda x, m, s, out: softmax_harness.scaled_softmax(x, s, mask=m, out=out),
+    "scaled_softmax_causal": lambda x, s, out: softmax_harness.scaled_softmax(x, s, causal=True, out=out),
+}
+
+
+@pytest.mark.parametrize("op", sorted(ENTRIES))
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS))
+@given(recipe=batches(lengths(long_rows=True), grads=GRAD_KINDS, fused=True))
 @example(recipe=CLASSIC[2])
 def test_dispatched_ops_hold_every_property(op, dtype, recipe):
-    """softmax_harness.softmax_backward, log_softmax and log_softmax_backward, judged with the bound
-    of the variant each dispatches to."""
+    """softmax_harness.softmax_backward, log_softmax, log_softmax_backward and scaled_softmax (each
+    form), judged with the bound of the variant each dispatches to."""
     import cupy
 
+    assert sorted(ENTRIES) == sorted(softmax_harness.dispatch.OP_TABLES)
     chosen = softmax_harness.dispatch.choose_op(op, recipe.n_cols, cupy.cuda.Device().id, dtype)
-    entry = getattr(softmax_harness, op)
+    entry = ENTRIES[op]
     subject = Subject.of(chosen)
     subject.fn, subject.name, subject.repro = entry, f"{op}->{chosen.name}", chosen.name
     check_recipe(subject, recipe).raise_if_failed()

@@ -16,19 +16,19 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis.errors import FlakyFailure
 
 from softmax_harness import ops, profiles
-from softmax_harness.battery import grad_strata
 from softmax_harness.properties import PropertyFailure, Subject, check_recipe
-from softmax_harness.strategies import GRAD_KINDS, STRATA, batches, lengths
+from softmax_harness.strategies import STRATA, batches, lengths
 
 pytestmark = pytest.mark.skipif(os.environ.get("SOFTMAX_HARNESS_MUTATION") == "0",
                                 reason="the mutation score runs in one tox environment (py311)")
 
-#: The CPU hunt: rows to 2^20 (a few of them), batches past 65535 rows of short ones (the row
-#: count wins over the length).
-STRATEGY = batches(lengths(limit=4096, long_rows=True), max_elements=2**18, rows_first=True)
-#: The same for an op with an incoming gradient: its kind drawn too.
-GRAD_STRATEGY = batches(lengths(limit=4096, long_rows=True), max_elements=2**18, rows_first=True,
-                        grads=GRAD_KINDS)
+
+
+def strategy(op):
+    """The CPU hunt: rows to 2^20 (a few of them), batches past 65535 rows of short ones (the row
+    count wins over the length), with what the op's own inputs need drawn too."""
+    return batches(lengths(limit=4096, long_rows=True), max_elements=2**18, rows_first=True, **op.draws)
+
 
 #: Every op's mutants and controls.
 MUTANTS = {**mutants.MUTANTS, **op_mutants.MUTANTS}
@@ -56,14 +56,15 @@ def hunt(name: str, model) -> frozenset[str]:
 
     @seed(20261202)
     @budget
-    @given(recipe=GRAD_STRATEGY if subject.operation.grads else STRATEGY)
+    @given(recipe=strategy(subject.operation))
     def every_batch(recipe):
         report = check_recipe(subject, recipe)
         found.extend(report.failures)
         if model.catches in report.failures or (report.failures and not model.catches):
             report.raise_if_failed()
 
-    for recipe in STRATA + grad_strata(subject):  # the stratified design first, then the profile's draws
+    # the stratified design first, then the profile's draws
+    for recipe in STRATA + subject.operation.strata(STRATA):
         if model.catches in found:
             break
         found.extend(check_recipe(subject, recipe).failures)

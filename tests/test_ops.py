@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from softmax_harness import ops
-from softmax_harness.battery import grad_strata
 from softmax_harness.ops.backward import backward_reference
 from softmax_harness.ops.log_softmax import log_softmax_reference
 from softmax_harness.properties import Subject, check, check_recipe
@@ -101,7 +100,8 @@ def test_log_softmax_against_values_worked_by_hand(x, expected):
 # would) reaches a good part of them on short rows, and never exceeds them.
 
 @pytest.mark.parametrize("name,least", [("bwd_warp", 0.25), ("lsm_warp", 0.25), ("bwd_half_bf16", 0.5),
-                                        ("lsm_half_f16", 0.5)])
+                                        ("lsm_half_f16", 0.5), ("bias_warp", 0.25), ("causal_warp", 0.25),
+                                        ("mask_half_f16", 0.5)])
 def test_a_correct_kernel_reaches_a_good_part_of_its_bound(name, least):
     model = op_mutants.CONTROLS[name]
     subject = Subject(name, model.fn, lanes=model.lanes, dtype=model.dtype, op=model.op)
@@ -110,7 +110,7 @@ def test_a_correct_kernel_reaches_a_good_part_of_its_bound(name, least):
     worst = 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for recipe in STRATA[:40] + grad_strata(subject):
+        for recipe in STRATA[:40] + subject.operation.strata(STRATA):
             report = check_recipe(subject, recipe)
             assert report.ok, report.failures
             worst = max(worst, report.max_bound_ratio)
@@ -209,3 +209,112 @@ def test_a_backward_callable_runs_the_properties_of_its_op(tmp_path, monkeypatch
     assert report.ok, report.failures
     with pytest.raises(callables.SubjectError, match=r"expected fn\(y, dy\) -> out or fn\(y, dy, out\)"):
         callables.subject("bwdmod:one")
+
+
+# ---- The fused forward: its reference, contract, inputs and properties.
+
+def test_the_fused_reference_forms_t_in_float32_as_written():
+    """t = scale * x + bias, each operation rounded to float32; then the softmax of t."""
+    bias_op = ops.of("scaled_softmax_bias")
+    x, bias = rows([1.0, 2.0, 3.0]), rows([0.0, math.log(2.0), -INF])
+    got = bias_op.reference((x, bias, np.float32(2.0)))[0]
+    t = np.float32(4.0) + np.float32(math.log(2.0))  # rounded once more to float32
+    e = np.exp([2.0 - float(t), 0.0])
+    np.testing.assert_allclose(got, [*(e / e.sum()), 0.0], rtol=1e-15)
+    # an infinity of t under a -inf bias: inf + -inf is NaN, and the row NaN
+    assert np.isnan(bias_op.reference((rows([1.0, 3e38]), rows([0.0, -INF]), np.float32(2.0)))).all()
+    # 3e38 * 2 overflows to +inf in float32 (and the row is NaN, as torch's), although not in float64
+    assert np.isnan(bias_op.reference((rows([1.0, 3e38]), rows([0.0, 0.0]), np.float32(2.0)))).all()
+
+
+def test_the_mask_and_causal_forms_mask_what_they_say():
+    x = rows([5.0, 1.0, 2.0], [5.0, 1.0, 2.0], [5.0, 1.0, 2.0], [5.0, 1.0, 2.0])
+    causal = ops.of("scaled_softmax_causal").reference((x, np.float32(-1.0)))
+    assert causal[0].tolist() == [1.0, 0.0, 0.0] and causal[3].tolist() == [1.0, 0.0, 0.0]  # row 3: 3 % 3 = 0
+    e = np.exp([-4.0, 0.0])
+    np.testing.assert_allclose(causal[1][:2], e / e.sum(), rtol=1e-15)
+    mask = np.array([[True, False, False]] * 4)
+    masked = ops.of("scaled_softmax_mask").reference((x, mask, np.float32(1.0)))
+    assert (masked[:, 0] == 0).all()
+    full = ops.of("scaled_softmax_mask").reference((x, np.ones_like(mask), np.float32(1.0)))
+    assert np.isnan(full).all()  # torch's convention for a row masked throughout
+
+
+def test_the_fused_inputs_keep_the_logits_and_hide_junk_under_the_mask():
+    recipe = BatchRecipe(n_cols=50, rows=(RowRecipe(values="ties", mask="random", count=4, seed=3),),
+                         n_rows=6, scale=-0.25)
+    from softmax_harness.strategies import build_batch
+
+    logits = build_batch(recipe)
+    x, mask, scale = ops.of("scaled_softmax_mask").build(logits, recipe)
+    assert mask.dtype == bool and (mask == (logits == -INF)).all() and scale == np.float32(-0.25)
+    assert (x[mask] == np.float32(1e30)).all()
+    kept = ~mask
+    np.testing.assert_allclose(x[kept] * scale, logits[kept], rtol=2**-23)
+    x, _ = ops.of("scaled_softmax_causal").build(logits, recipe)
+    assert x[0, 1] == np.float32(1e30) and x[5, 5] != np.float32(1e30)
+
+
+def test_ignores_masked_alone_catches_a_kernel_that_reads_under_its_mask():
+    """A mask added as 0 / -inf is right for every finite x, but a NaN under the mask poisons the
+    row: only ignores_masked puts one there."""
+    recipe = BatchRecipe(n_cols=257, rows=(RowRecipe(mask="random", count=9, seed=2), RowRecipe(seed=3)),
+                         n_rows=4, scale=0.125)
+    for bad, good in (("mask_additive", "mask_warp"), ("causal_additive", "causal_warp")):
+        failures = check_recipe(_model(bad), recipe).failures
+        assert list(failures) == ["ignores_masked"], (bad, failures)
+        assert check_recipe(_model(good), recipe).ok
+
+
+def test_the_bias_bound_allows_a_fused_multiply_add():
+    """scale * x + bias in one rounding differs from the contract's two roundings by up to an ulp
+    of t: the bound's D term takes it, on rows where t's exponent makes that matter."""
+    recipe = BatchRecipe(n_cols=4097, rows=(RowRecipe(values="offset", seed=5),
+                                            RowRecipe(values="wide", seed=6)), n_rows=4, scale=3.0, bias="randn")
+    report = check_recipe(_model("bias_fused"), recipe)
+    assert report.ok, report.failures
+
+
+def test_a_fused_kernel_declares_its_op_and_takes_its_scale_last(tmp_path):
+    path = tmp_path / "f.cu"
+    path.write_text("// @variant name=f op=scaled_softmax_mask kernel=f algorithm=safe geometry=warp-per-row "
+                    "threads=128\n// @variant name=g op=scaled_softmax_causal kernel=g algorithm=safe "
+                    "geometry=warp-per-row threads=128 args=scale,in,out,rows,cols\n")
+    f, g = parse_file(path)
+    assert f.args == ("in", "mask", "out", "rows", "cols", "scale")
+    assert g.args == ("scale", "in", "out", "rows", "cols")
+    assert ops.of(f.op).properties[-3:] == ("ignores_masked", "deterministic", "rows_independent")
+
+
+FUSED_MODULE = '''
+import numpy as np
+
+def causal(x, scale):
+    t = (x * np.float32(scale)).astype(np.float32)
+    n_rows, n_cols = x.shape
+    hidden = np.arange(n_cols)[None, :] > (np.arange(n_rows) % n_cols)[:, None]
+    t = np.where(hidden, np.float32(-np.inf), t)
+    e = np.exp(t - t.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype)
+
+causal.__softmax_harness__ = {"op": "scaled_softmax_causal", "arrays": "numpy"}
+
+def no_scale(x):
+    return x
+
+no_scale.__softmax_harness__ = {"op": "scaled_softmax_causal"}
+'''
+
+
+def test_a_fused_callable_takes_its_scale_and_runs_the_properties_of_its_op(tmp_path, monkeypatch):
+    from softmax_harness import callables
+
+    (tmp_path / "fusedmod.py").write_text(FUSED_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    subject = callables.subject("fusedmod:causal")
+    report = check_recipe(subject, BatchRecipe(n_cols=100, rows=(RowRecipe(values="spread"),), n_rows=150,
+                                               scale=-0.25))
+    assert report.ok, report.failures
+    want = r"expected fn\(x, scale\) -> out or fn\(x, scale, out\)"
+    with pytest.raises(callables.SubjectError, match=want):
+        callables.subject("fusedmod:no_scale")

@@ -12,10 +12,12 @@ from .backward import SOFTMAX_BACKWARD
 from .base import Op
 from .log_softmax import LOG_SOFTMAX
 from .log_softmax_backward import LOG_SOFTMAX_BACKWARD
+from .scaled import SCALED_SOFTMAX_BIAS, SCALED_SOFTMAX_CAUSAL, SCALED_SOFTMAX_MASK
 from .softmax import SOFTMAX
 
 OPS: dict[str, Op] = {op.name: op for op in (SOFTMAX, SOFTMAX_BACKWARD, LOG_SOFTMAX,
-                                              LOG_SOFTMAX_BACKWARD)}
+                                              LOG_SOFTMAX_BACKWARD, SCALED_SOFTMAX_BIAS,
+                                              SCALED_SOFTMAX_MASK, SCALED_SOFTMAX_CAUSAL)}
 NAMES = tuple(OPS)
 
 #: Every property of every op, shared ones first (the check command's verdict columns).
@@ -30,5 +32,5 @@ def of(name: str) -> Op:
         raise ValueError(f"unknown op {name!r} (known: {', '.join(OPS)})") from None
 
 
-__all__ = ["ALL_PROPERTIES", "LOG_SOFTMAX", "LOG_SOFTMAX_BACKWARD", "NAMES", "OPS", "SOFTMAX",
-           "SOFTMAX_BACKWARD", "Op", "of"]
+__all__ = ["ALL_PROPERTIES", "LOG_SOFTMAX", "LOG_SOFTMAX_BACKWARD", "NAMES", "OPS", "SCALED_SOFTMAX_BIAS",
+           "SCALED_SOFTMAX_CAUSAL", "SCALED_SOFTMAX_MASK", "SOFTMAX", "SOFTMAX_BACKWARD", "Op", "of"]

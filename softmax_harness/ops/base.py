@@ -11,6 +11,12 @@ SHARED_FIRST = ("all_written", "no_write_outside", "input_unchanged", "nonfinite
                 "matches_reference")
 SHARED_LAST = ("deterministic", "rows_independent")
 
+#: Input roles that are scalars (passed by value, after the pointers and sizes by default) and
+#: boolean arrays (kept as bool: a kernel reads bytes); every other input is an array of the
+#: subject's element type, of the first input's shape.
+SCALAR_ROLES = ("scale",)
+BOOL_ROLES = ("mask",)
+
 
 class Op:
     """One op: ``inputs`` names the arrays a subject takes, in call order (``fn(*inputs, out)``),
@@ -27,6 +33,30 @@ class Op:
     @property
     def properties(self) -> tuple[str, ...]:
         return (*SHARED_FIRST, *self.own, *SHARED_LAST)
+
+    @property
+    def arrays(self) -> tuple[str, ...]:
+        """Its array inputs, in call order."""
+        return tuple(r for r in self.inputs if r not in SCALAR_ROLES)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """A kernel's arguments by role in the default order (a header's ``args=`` may reorder
+        them): the array inputs, the output, the sizes, then the scalars."""
+        return (*self.arrays, "out", "rows", "cols", *(r for r in self.inputs if r in SCALAR_ROLES))
+
+    @property
+    def draws(self) -> dict:
+        """What ``strategies.batches`` must draw beyond the rows for this op's inputs."""
+        return {"grads": self.grads} if self.grads else {}
+
+    def strata(self, base) -> tuple:
+        """Batches beyond the stratified design ``base`` (``strategies.STRATA``) that its own inputs
+        need: one batch of every row kind under each kind of incoming gradient, for an op that
+        takes one."""
+        from dataclasses import replace
+
+        return tuple(replace(base[k], grad=g) for k, g in enumerate(self.grads or ()))
 
     def build(self, x: np.ndarray, recipe=None, convention: str = "torch") -> tuple[np.ndarray, ...]:
         """The op's float32 host inputs made from the logits ``x`` of a batch (and the recipe's
@@ -59,6 +89,11 @@ class Op:
             for k in rows:
                 changed[k] = np.where(np.isfinite(changed[k]), changed[k][::-1] / 2 + lift, changed[k])
         return (changed, *inputs[1:])
+
+    def at_rows(self, rows) -> Op:
+        """This op on a selection of a batch's rows (their indices), for an op whose result
+        depends on the row's index (a causal mask)."""
+        return self
 
     def device_inputs(self, xp, normal, fmt) -> tuple:
         """The inputs of a huge batch built on the device from standard normal rows ``normal`` in
