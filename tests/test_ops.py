@@ -269,8 +269,8 @@ def test_ignores_masked_alone_catches_a_kernel_that_reads_under_its_mask():
 def test_the_bias_bound_allows_a_fused_multiply_add():
     """scale * x + bias in one rounding differs from the contract's two roundings by up to an ulp
     of t: the bound's D term takes it, on rows where t's exponent makes that matter."""
-    recipe = BatchRecipe(n_cols=4097, rows=(RowRecipe(values="offset", seed=5),
-                                            RowRecipe(values="wide", seed=6)), n_rows=4, scale=3.0, bias="randn")
+    kinds = (RowRecipe(values="offset", seed=5), RowRecipe(values="wide", seed=6))
+    recipe = BatchRecipe(n_cols=4097, rows=kinds, n_rows=4, scale=3.0, bias="randn")
     report = check_recipe(_model("bias_fused"), recipe)
     assert report.ok, report.failures
 
