@@ -88,6 +88,15 @@ __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T*
 
 // An extern "C" kernel of each shape: NAME(const T* a, const T* b, T* dx, int n_rows, int n_cols).
 #define GRAD_KERNEL_ARGS(T) const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ dx, int n_rows, int n_cols
+// One row a thread: the sum in one sequential chain (neighbouring threads read rows C apart).
+#define GRAD_THREAD(NAME, G, T)                                                             \
+    extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) {                                  \
+        const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                   \
+        if (row >= (size_t)n_rows) return;                                                  \
+        const size_t at = row * n_cols;                                                     \
+        const float s = sh::grad_partial<G>(a + at, b + at, n_cols, 0, 1);                  \
+        sh::grad_map<G>(a + at, b + at, dx + at, n_cols, s, 0, 1);                          \
+    }
 #define GRAD_WARP(NAME, G, T) \
     extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) { sh::grad_warp_rows<G>(a, b, dx, n_rows, n_cols); }
 #define GRAD_BLOCK(NAME, G, T) \

@@ -113,6 +113,10 @@ __device__ __forceinline__ CausalLogits<T> row_logits(const T* x, int n_cols, fl
     return {x + at, static_cast<int>(row % static_cast<size_t>(n_cols)), scale};
 }
 
+struct NoReduce {  // one thread holds the whole row
+    template <class Op>
+    __device__ __forceinline__ float operator()(Op, float v) const { return v; }
+};
 struct WarpReduce {
     template <class Op>
     __device__ __forceinline__ float operator()(Op op, float v) const { return warp_reduce(op, v); }
@@ -135,6 +139,15 @@ struct BlockReduce {
 #define SCALED_SECOND_mask second
 #define SCALED_SECOND_causal n_cols
 
+// One row a thread: every sum one sequential chain (neighbouring threads read rows C apart).
+#define SCALED_THREAD(NAME, FORM, T)                                                                   \
+    extern "C" __global__ void NAME(SCALED_ARGS_##FORM(T)) {                                           \
+        const size_t row = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                              \
+        if (row >= (size_t)n_rows) return;                                                             \
+        const size_t at = row * n_cols;                                                                \
+        sh::scaled_row(sh::row_logits(x, SCALED_SECOND_##FORM, scale, at, row), y + at, n_cols, 0, 1,  \
+                       sh::NoReduce());                                                                \
+    }
 // One row a warp (row = the warp's index in the grid).
 #define SCALED_WARP(NAME, FORM, T)                                                                     \
     extern "C" __global__ void NAME(SCALED_ARGS_##FORM(T)) {                                           \
