@@ -18,6 +18,7 @@ import numpy as np
 
 from . import dtypes
 from .buffers import Buffers, bits
+from .observation import as_format
 
 N_ROWS, N_COLS = 256, 1000
 HOLD_MS = 20.0  # far longer than a launch takes the host
@@ -48,8 +49,7 @@ def check(subject, n_rows: int = N_ROWS, n_cols: int | None = None) -> tuple[str
     fmt = dtypes.of(subject.dtype)
     rng = np.random.default_rng(0)
     x = rng.standard_normal((n_rows, n_cols)).astype(np.float32)
-    with np.errstate(over="ignore", invalid="ignore"):
-        inputs = tuple(a.astype(fmt.numpy()) for a in subject.operation.build(x, None, subject.convention))
+    inputs = tuple(as_format(a, fmt) for a in subject.operation.build(x, None, subject.convention))
     buffers = Buffers(xp, inputs, (0, 0))
     subject.fn(*buffers.inputs, buffers.y)  # compiled, and its allocations made, before the trial
     xp.cuda.Device().synchronize()

@@ -9,6 +9,7 @@ import pytest
 
 import softmax_harness
 from softmax_harness import Subject, dtypes, reference_softmax
+from softmax_harness.observation import as_format
 
 
 def test_variants_are_the_correct_ones_with_their_facts():
@@ -101,8 +102,10 @@ def ones(variant, shape):
 
 
 def call(variant, x, **kwargs):
-    """The variant on ``x`` as each of its op's inputs (a backward's y and dy alike)."""
-    return variant(*[x] * len(variant.op.inputs), **kwargs)
+    """The variant on ``x`` as each of its op's array inputs (a backward's y and dy alike; a mask
+    nowhere set) and a scale of 1."""
+    given = {"mask": x != x if hasattr(x, "shape") else x, "scale": 1.0}
+    return variant(*[given.get(role, x) for role in variant.op.inputs], **kwargs)
 
 
 @pytest.mark.gpu
@@ -152,7 +155,7 @@ class TestBadInputOnTheGPU:
         n_cols = min(40, variant.max_cols or 40)
         x = np.random.default_rng(0).standard_normal((5, n_cols)).astype(np.float32)
         fmt = dtypes.of(variant.dtypes[0])
-        inputs = [cupy.asarray(a.astype(fmt.numpy())) for a in variant.op.build(x)]
+        inputs = [cupy.asarray(a) if a.ndim else a for a in (as_format(a, fmt) for a in variant.op.build(x))]
         out = cupy.full_like(inputs[0], 7.0)
         assert variant(*inputs, out=out) is out
         exact = tuple(a.astype(cupy.float32) for a in inputs)

@@ -11,9 +11,8 @@ import re
 import subprocess
 import sys
 
-import numpy as np
-
 from .. import catalog, dtypes
+from ..observation import as_format
 from ..registry import SANITIZERS
 from ..strategies import CLASSIC, BatchRecipe, RowRecipe, build_batch
 
@@ -38,12 +37,15 @@ def probe(names: list[str]) -> None:
                 continue
             arrays = []
             for host in v.op.build(build_batch(recipe), recipe, v.spec.convention):
-                with np.errstate(over="ignore", invalid="ignore"):
-                    host = host.astype(dtype)
-                array = cupy.empty(host.size + recipe.offset, dtype)[recipe.offset:].reshape(host.shape)
-                array.set(host)
-                arrays.append(array)
-            out = cupy.empty(host.size + recipe.offset, dtype)[recipe.offset:].reshape(host.shape)
+                host = as_format(host, dtypes.of(v.spec.dtype))
+                if host.ndim:  # an array at the recipe's misalignment; a scale as it is
+                    array = cupy.empty(host.size + recipe.offset, host.dtype)[recipe.offset:]
+                    array = array.reshape(host.shape)
+                    array.set(host)
+                    host = array
+                arrays.append(host)
+            shape = arrays[0].shape
+            out = cupy.empty(arrays[0].size + recipe.offset, dtype)[recipe.offset:].reshape(shape)
             v(*arrays, out=out)
         cupy.cuda.Device().synchronize()
         print(f"probed {name}", flush=True)
