@@ -13,6 +13,13 @@
 namespace sh {
 
 template <class T>
+struct ScaledLogits {  // t = scale * x, nothing masked
+    const T* __restrict__ x;
+    float scale;
+    __device__ __forceinline__ float operator()(int i) const { return __fmul_rn(scale, to_float(x[i])); }
+};
+
+template <class T>
 struct BiasLogits {  // t = scale * x + bias
     const T* __restrict__ x;
     const T* __restrict__ bias;
@@ -63,12 +70,19 @@ __device__ __forceinline__ void write_probs(const L& t, T* __restrict__ y, int n
     for (int i = lane; i < n; i += lanes) y[i] = from_float<T>(expf(t(i) - m) / d);
 }
 
-// The row's three passes over `lanes` threads that reduce with `reduce` (a warp's or a block's).
-template <class L, class T, class R>
-__device__ __forceinline__ void scaled_row(const L& t, T* __restrict__ y, int n, int lane, int lanes, R reduce) {
-    const float m = reduce(Max(), logits_max(t, n, lane, lanes));
+// The row's three passes over `lanes` threads that reduce with `reduce` (a warp's or a block's),
+// the maximum taken over the logits `at_max` gives (t's own; the gallery's kernels take others).
+template <class M, class L, class T, class R>
+__device__ __forceinline__ void scaled_row_max_of(const M& at_max, const L& t, T* __restrict__ y, int n, int lane,
+                                                  int lanes, R reduce) {
+    const float m = reduce(Max(), logits_max(at_max, n, lane, lanes));
     const float d = reduce(Sum(), logits_exp_sum(t, n, m, lane, lanes));
     write_probs(t, y, n, m, d, lane, lanes);
+}
+
+template <class L, class T, class R>
+__device__ __forceinline__ void scaled_row(const L& t, T* __restrict__ y, int n, int lane, int lanes, R reduce) {
+    scaled_row_max_of(t, t, y, n, lane, lanes, reduce);
 }
 
 // One row of at most THREADS * PER elements in registers: x (and bias or mask) read once.
