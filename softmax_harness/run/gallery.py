@@ -48,7 +48,7 @@ def hunt(name: str, profile: str = "ci") -> dict:
 
     @settings(settings.get_profile(profile), database=None, phases=[Phase.explicit, Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads), grads=variant.op.grads))
+    @given(recipe=batches(lengths(variant.max_cols, variant.spec.threads), **variant.op.draws))
     def search(recipe):
         tried.append(recipe)
         report = check_recipe(subject, recipe, properties=(prop,))
@@ -60,7 +60,7 @@ def hunt(name: str, profile: str = "ci") -> dict:
         found = TRIALS[variant.spec.input](subject, prop)
         result.update(examples=1, caught=bool(found) and found[0] == prop, message=found[1] if found else "")
         return result
-    for recipe in STRATA:  # the stratified design first, then the profile's draws
+    for recipe in STRATA + variant.op.strata(STRATA):  # the stratified design first, then the draws
         if caught:
             break
         if subject.supports(recipe.n_cols):
