@@ -7,7 +7,7 @@ a table with a row per kernel and a column per row length C: GB/s and the percen
 of the copy bandwidth measured in the same run (beside each kernel, round by round),
 the best of our kernels in bold, and ``torch.softmax`` (and Triton, where it ran) beside them.
 Each op besides the forward (its benchmarks carry ``op``) has a table of its own: the dispatched
-op and torch's, as fractions of a copy of the same bytes.
+op and each peer's that ran (torch, Quack, Liger), as fractions of a copy of the same bytes.
 The plot has two panels an element type: GB/s under the copy's ceiling, and the fraction of
 the copy timed beside each kernel.
 """
@@ -19,7 +19,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-BASELINES = ("copy", "torch.softmax", "triton")
+BASELINES = ("copy", "torch.softmax", "triton", "quack.softmax", "liger.softmax")
+PEERS = ("torch", "quack", "liger")
 DISPATCH = "softmax_harness.softmax"
 DTYPE_ORDER = ("float32", "float16", "bfloat16")
 
@@ -91,17 +92,22 @@ def markdown(run: dict, source: str = "") -> str:
 
 
 def _op_section(op: str, tables: dict) -> list[str]:
-    """A row per (dtype, C): the dispatched op and torch's, as fractions of the copy beside each."""
-    ours, theirs = f"softmax_harness.{op}", f"torch.{op}"
-    lines = ["| dtype | C | dispatched variant | GB/s | % of copy | torch: GB/s | % of copy | vs torch |",
-             "|---|---|---|---|---|---|---|---|"]
+    """A row per (dtype, C): the dispatched op and each peer that ran it (torch, Quack, Liger), as
+    fractions of the copy beside each, and our time against the fastest peer's."""
+    ours = f"softmax_harness.{op}"
+    peers = [p for p in PEERS if any(f"{p}.{op}" in t for t in tables.values())]
+    lines = ["| dtype | C | dispatched variant | GB/s | % of copy | "
+             + " | ".join(f"{p}: % of copy" for p in peers) + " | vs the fastest peer |",
+             "|---|---|---|---|---|" + "---|" * len(peers) + "---|"]
     for dtype, table in tables.items():
         for c in sorted(table.get(ours, {})):
-            mine, base = table[ours][c], table.get(theirs, {}).get(c)
-            tail = (f"{base['gbps']:.0f} | {100 * base['fraction_of_copy']:.0f}% | "
-                    f"{base['median_s'] / mine['median_s']:.2f}x") if base else "n/a | n/a | n/a"
+            mine = table[ours][c]
+            found = {p: table.get(f"{p}.{op}", {}).get(c) for p in peers}
+            cells = [f"{100 * b['fraction_of_copy']:.0f}%" if b else "n/a" for b in found.values()]
+            fastest = min((b["median_s"] for b in found.values() if b), default=None)
+            vs = f"{fastest / mine['median_s']:.2f}x" if fastest else "n/a"
             lines.append(f"| {dtype} | {c} | {mine.get('dispatched', '?')} | {mine['gbps']:.0f} | "
-                         f"{100 * mine['fraction_of_copy']:.0f}% | {tail} |")
+                         f"{100 * mine['fraction_of_copy']:.0f}% | " + " | ".join(cells) + f" | {vs} |")
     return lines
 
 
@@ -167,6 +173,8 @@ STYLES = {
     DISPATCH: ("softmax_harness.softmax (dispatch)", "tab:orange", "D", "-"),
     "torch.softmax": ("torch.softmax", "tab:red", "s", "-"),
     "triton": ("Triton (one program per row)", "tab:green", "^", "-"),
+    "quack.softmax": ("Quack (CuTe DSL)", "tab:purple", "v", "-"),
+    "liger.softmax": ("Liger (Triton, C <= 65536)", "tab:brown", "x", "-"),
     "copy": ("device-to-device copy (the ceiling)", "black", "", "--"),
 }
 
@@ -194,7 +202,7 @@ def _lines(table: dict) -> dict[str, dict[int, dict]]:
     """The plotted lines: the best of ours at each C, the dispatcher and the baselines."""
     best = best_of_ours(table)
     found = {"best": {c: info for c, (_, info) in best.items()}}
-    found.update({k: table[k] for k in (DISPATCH, "torch.softmax", "triton", "copy") if table.get(k)})
+    found.update({k: table[k] for k in (DISPATCH, *BASELINES) if table.get(k)})
     return found
 
 
