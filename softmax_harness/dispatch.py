@@ -21,7 +21,7 @@ length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
 The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile (of
-4096 columns, fp32, and 16384) up to 16384, then a block of 1024 threads reading the row twice
+4096 columns, then 16384) up to 16384, then a block of 1024 threads reading the row twice
 (the backwards) or three times (log_softmax and the fused forward).
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
@@ -71,8 +71,8 @@ TABLE = {
 def _ladder(family: str, suffix: str):
     """A warp a row, the register tiles, then the block: the variants of ``family`` (their names'
     prefix) for one element type (``suffix``: "", "_f16", "_bf16")."""
-    tiles = ((4096, f"{family}_onepass_c4096"),) if not suffix else ()
-    return ((256, f"{family}_warp{suffix}"), *tiles, (16384, f"{family}_onepass{suffix}_c16384"),
+    return ((256, f"{family}_warp{suffix}"), (4096, f"{family}_onepass{suffix}_c4096"),
+            (16384, f"{family}_onepass{suffix}_c16384"),
             (None, f"{family}_block{suffix or '_1024'}"))
 
 

@@ -3,6 +3,8 @@
 // log_softmax_block.
 //
 // @variant name=log_softmax_onepass_c4096 op=log_softmax kernel=log_softmax_onepass_c4096 algorithm=safe geometry=block-per-row threads=512 max_cols=4096
+// @variant name=log_softmax_onepass_f16_c4096 op=log_softmax kernel=log_softmax_onepass_f16_c4096 algorithm=safe geometry=block-per-row threads=512 max_cols=4096 dtypes=float16
+// @variant name=log_softmax_onepass_bf16_c4096 op=log_softmax kernel=log_softmax_onepass_bf16_c4096 algorithm=safe geometry=block-per-row threads=512 max_cols=4096 dtypes=bfloat16
 // @variant name=log_softmax_onepass_c16384 op=log_softmax kernel=log_softmax_onepass_c16384 algorithm=safe geometry=block-per-row threads=1024 max_cols=16384
 // @variant name=log_softmax_onepass_f16_c16384 op=log_softmax kernel=log_softmax_onepass_f16_c16384 algorithm=safe geometry=block-per-row threads=1024 max_cols=16384 dtypes=float16
 // @variant name=log_softmax_onepass_bf16_c16384 op=log_softmax kernel=log_softmax_onepass_bf16_c16384 algorithm=safe geometry=block-per-row threads=1024 max_cols=16384 dtypes=bfloat16
@@ -18,6 +20,8 @@
     }
 
 LOG_SOFTMAX_TILE(log_softmax_onepass_c4096, float, 512, 8)
+LOG_SOFTMAX_TILE(log_softmax_onepass_f16_c4096, sh::half_t, 512, 8)
+LOG_SOFTMAX_TILE(log_softmax_onepass_bf16_c4096, sh::bf16_t, 512, 8)
 LOG_SOFTMAX_TILE(log_softmax_onepass_c16384, float, 1024, 16)
 LOG_SOFTMAX_TILE(log_softmax_onepass_f16_c16384, sh::half_t, 1024, 16)
 LOG_SOFTMAX_TILE(log_softmax_onepass_bf16_c16384, sh::bf16_t, 1024, 16)
