@@ -35,6 +35,9 @@ def pytest_addoption(parser):
     group.addoption("--no-variants", action="store_true",
                     help="select no kernel variant but those --variant names (only the tests that "
                          "take none, otherwise)")
+    group.addoption("--variant-tests-only", action="store_true",
+                    help="deselect the tests that take no kernel variant or subject (the GPU runner "
+                         "runs those once, beside the gallery)")
     group.addoption("--results-json", default=None, metavar="PATH",
                     help="write every test's outcome and duration, and the error tally, as JSON")
     group.addoption("--kernels", action="append", default=[], metavar="DIR",
@@ -122,6 +125,11 @@ def pytest_runtest_call(item):
 def pytest_collection_modifyitems(session, config, items):
     if named_subjects(config):
         items.extend(_battery(session, items))
+    if config.getoption("--variant-tests-only"):
+        bound = {"subject", "subject_ref", *catalog.KINDS}
+        takes = [bool(bound & set(getattr(getattr(i, "callspec", None), "params", {}))) for i in items]
+        config.hook.pytest_deselected(items=[i for i, t in zip(items, takes, strict=True) if not t])
+        items[:] = [i for i, t in zip(items, takes, strict=True) if t]
     if gpu.available():
         return
     skip = pytest.mark.skip(reason=gpu.SKIP_REASON)

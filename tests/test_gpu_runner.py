@@ -91,8 +91,14 @@ def test_shard_reports_merge_into_one():
     assert merged["sanitizer"]["memcheck"]["variants"] == ["a", "b", "c"]
     assert merged["gallery"]["catch_rate"] == "1/1" and merged["tally"]["a"]["checks"] == 2
     assert merged["merged_from"] == ["1/2", "2/2"]
-    with pytest.raises(ValueError, match="more than one report"):
+    with pytest.raises(ValueError, match="a shard is in more than one report"):
         merge_reports([one, one])
+    # a test that takes no variant, run by both shards: one outcome counts once, two conflict
+    both = shard_report(2, ["t.py::x[c]", "t.py::x[a]"])
+    assert merge_reports([one, both])["summary"]["passed"] == 5
+    both["tests"][1]["outcome"] = "failed"
+    with pytest.raises(ValueError, match=r"t.py::x\[a\] is in more than one report, with other outcomes"):
+        merge_reports([one, both])
     with pytest.raises(ValueError, match="different devices"):
         merge_reports([one, shard_report(2, ["t.py::x[c]"], device="A100")])
 
@@ -158,7 +164,21 @@ def test_the_rest_of_a_cut_run_merges_into_it():
     merged = merge_reports([cut, rest])
     assert merged["summary"]["not run"] == 0 and merged["summary"]["passed"] == 3
     assert merged["merged_from"] == ["1/2", "rest of gpu-1.json"]
-    assert merge_reports([cut, cut | {"tests": []}])["summary"]["not run"] == 1
+    assert merge_reports([cut, cut | {"tests": [], "shard": "2/2"}])["summary"]["not run"] == 1
+
+
+def test_a_rest_of_run_replaces_a_failure_and_the_report_keeps_it():
+    from softmax_harness.run.schema import merge as merge_reports
+
+    first = shard_report(1, ["t.py::x[a]", "t.py::x[b]"])
+    first["tests"][1]["outcome"] = "failed"
+    rest = shard_report(2, ["t.py::x[b]"])
+    rest["sanitizer"], rest["rest_of"] = {}, "gpu-1.json"
+    del rest["shard"]
+    merged = merge_reports([rest, first])  # in any order: the rest-of report's outcome counts
+    assert merged["summary"]["failed"] == 0 and merged["reruns"] == {"t.py::x[b]": "failed"}
+    rest["tests"][0]["outcome"] = "failed"
+    assert merge_reports([first, rest])["summary"]["failed"] == 1
 
 
 def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
@@ -173,3 +193,21 @@ def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
     (tmp_path / "k.cu").write_text("// k\n")
     (digest,) = elsewhere_digests([f"k@{tmp_path}"]).items()
     assert digest == (str(tmp_path.resolve() / "k.cu"), hashlib.sha256(b"// k\n").hexdigest())
+
+
+def test_the_variants_batch_collects_only_the_tests_that_take_a_variant():
+    """The runner's variant batch (``--variant-tests-only``) leaves the tests that take no variant
+    to the gallery's batch, so that a run, or its shards, run each of those once."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                           "-m", "gpu", "--no-variants", "--variant=online_warp", "--variant-tests-only",
+                           "tests/test_kernels.py", "tests/test_autograd.py"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    # (NOTSET: a fixture of a kind online_warp is not, a split-row kernel's, left empty)
+    assert ids and all("online_warp" in i or "NOTSET" in i for i in ids), done.stdout[-2000:]
+    assert not any("test_autograd" in i or "dispatched" in i for i in ids)

@@ -179,11 +179,11 @@ class ScaledSoftmax(Op):
                      for k, b in enumerate(BIAS_KINDS))
 
     def device_inputs(self, xp, normal, fmt):
-        """x: ``normal``; a standard normal bias, a mask of about one element in eight, or none;
-        scale 1/8."""
+        """x: ``normal``; a bias of its rows in reverse order (a copy, in its type: arithmetic on a
+        bfloat16 array gives float32), a mask of about one element in eight, or none; scale 1/8."""
         scale = np.float32(0.125)
         if self.form == "bias":
-            return normal, normal * 0.5, scale
+            return normal, xp.ascontiguousarray(normal[::-1]), scale
         if self.form == "mask":
             return normal, (normal > 1.15), scale
         return normal, scale

@@ -1,7 +1,7 @@
 """The steps of one GPU run, in the order that lets a run with a deadline always come back
 with a report: the known-bad gallery (each hunt in a child of its own) with the GPU tests
-that take no variant, then the sanitizers, then every correct variant's tests (the long
-part, which ``--deadline`` may cut short)."""
+that take no variant (once: with the first shard), then the sanitizers, then every correct
+variant's tests (the long part, which ``--deadline`` may cut short)."""
 
 from __future__ import annotations
 
@@ -111,7 +111,8 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     tests, tally = [], {}
     rest = []
     if plan.rest_of:
-        rest = [t["nodeid"] for t in schema.load(plan.rest_of)["tests"] if t["outcome"] == "not run"]
+        rest = [t["nodeid"] for t in schema.load(plan.rest_of)["tests"]
+                if t["outcome"] in schema.RERUN and not t["nodeid"].startswith("sanitizer::")]
         names, bad = [], []
     if bad or not (plan.shard or plan.rest_of):
         tests += _batch("gallery", ["tests", *common, "--no-variants", *(f"--variant={n}" for n in bad)],
@@ -119,7 +120,8 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     sanitizer = sanitize_all(names, bad, log) if plan.sanitize and names else {}
     spread = ["-n", str(plan.workers)] if plan.workers and importlib.util.find_spec("xdist") else []
     chosen = [*common, *spread, *rest] if rest else \
-        ["tests", *common, *spread, "--no-variants", *(f"--variant={n}" for n in names)]
+        ["tests", *common, *spread, "--no-variants", "--variant-tests-only",
+         *(f"--variant={n}" for n in names)]
     if names or rest:
         tests += _batch("variants", chosen, plan, log, tally, deadline)
     return schema.build(

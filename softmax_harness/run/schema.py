@@ -130,25 +130,40 @@ def _merge_sanitizer(reports: list[dict]) -> dict:
     return sanitizer
 
 
+#: The outcomes that ``--rest-of`` runs again.
+RERUN = ("not run", "failed", "error")
+
+
 def merge(reports: list[dict]) -> dict:
     """One report from the shard reports of one tree (same kernels, device and profile); a test
-    that one report did not reach (``--deadline``) counts where another ran it (``--rest-of``)."""
+    that one report did not reach (``--deadline``) counts where another ran it, and a test that
+    failed counts as a ``--rest-of`` report ran it again (the earlier outcome is kept under
+    ``reruns``). A test run twice with one outcome counts once; with two, outside a rest-of
+    report, the reports conflict."""
     first = reports[0]
     for key in ("schema", "kernels_sha256", "hypothesis_profile"):
         if any(r.get(key) != first.get(key) for r in reports):
             raise ValueError(f"the reports disagree on {key}: they were not made from one tree and setting")
     if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
         raise ValueError("the reports were made on different devices")
-    ran = [t for r in reports for t in r["tests"] if not t["nodeid"].startswith("sanitizer::")]
-    seen: set[str] = set()
-    for t in ran:
-        if t["outcome"] == "not run":
-            continue
-        if t["nodeid"] in seen:
-            raise ValueError(f"{t['nodeid']} is in more than one report")
-        seen.add(t["nodeid"])
-    tests = [t for t in ran if t["outcome"] != "not run"]
-    tests += {t["nodeid"]: t for t in ran if t["outcome"] == "not run" and t["nodeid"] not in seen}.values()
+    shards = [r["shard"] for r in reports if r.get("shard")]
+    if len(set(shards)) != len(shards):
+        raise ValueError(f"a shard is in more than one report ({', '.join(sorted(shards))})")
+    final: dict[str, dict] = {}
+    reruns: dict[str, str] = {}
+    for rerun in (False, True):  # the rest-of reports last: their outcomes replace the others'
+        for t in (t for r in reports if bool(r.get("rest_of")) == rerun for t in r["tests"]):
+            node, before = t["nodeid"], final.get(t["nodeid"])
+            if node.startswith("sanitizer::"):
+                continue
+            if before is None or before["outcome"] == "not run":
+                final[node] = t
+            elif t["outcome"] not in ("not run", before["outcome"]):
+                if not rerun:
+                    raise ValueError(f"{node} is in more than one report, with other outcomes")
+                reruns[node] = before["outcome"]
+                final[node] = t
+    tests = list(final.values())
     tally: dict = {}
     for r in reports:
         merge_tally(tally, r["tally"])
@@ -161,4 +176,4 @@ def merge(reports: list[dict]) -> dict:
         generated=max(r["generated"] for r in reports),
         bench=next((r["bench"] for r in reports if r["bench"]), {}), elsewhere_sha256=elsewhere,
         merged_from=sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
-                           for r in reports))
+                           for r in reports), reruns=reruns)
