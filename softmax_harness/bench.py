@@ -165,6 +165,16 @@ def lookup(name: str, root=None):
         return catalog.variant(name)
 
 
+def _takes(fn, *args) -> bool:
+    """Whether a peer's ``fn`` runs on these arrays (Quack refuses rows its vectors do not divide,
+    Liger rows over 65536 columns)."""
+    try:
+        fn(*args)
+    except Exception:  # noqa: BLE001 - whatever it raises, it does not take them
+        return False
+    return True
+
+
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None,
                       op: str = "softmax") -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the same bytes that each kernel of
@@ -175,7 +185,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
     copy's, a mask's a byte an element), and its copy's time is scaled by as much. Kernels that
     cannot take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
-    from .baselines import LIGER_MAX_COLS, PEERS, TRITON_MAX_COLS, triton_softmax
+    from .baselines import PEERS, TRITON_MAX_COLS, triton_softmax
 
     rows = []
     for n_cols in cols:
@@ -193,7 +203,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 row["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
             elif name in PEERS:
                 fn = PEERS[name].get(op, lambda: None)()
-                if fn is None or (name == "liger" and n_cols > LIGER_MAX_COLS):
+                if fn is None or not _takes(fn, *inputs, out):
                     continue
             elif name == "triton":  # the fp32 baseline, for rows it holds whole
                 fn = triton_softmax()
