@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import callables, catalog, gpu, ops, registry
+from .ops.base import SCALAR_ROLES
 from .report import add_parser as add_report
 
 
@@ -88,7 +89,7 @@ def _load_inputs(path: str, subject):
     if missing:
         raise callables.SubjectError(f"{path} holds {', '.join(data.files)}; {subject.op} needs "
                                      f"{', '.join(names)}")
-    return tuple(data[n] for n in names)
+    return tuple(data[n].reshape(()) if n in SCALAR_ROLES else data[n] for n in names)
 
 
 def _measure(args) -> int:

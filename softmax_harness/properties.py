@@ -199,8 +199,8 @@ def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, int
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
         return f"python -m softmax_harness repro {name} --recipe '{text}'"
-    data = [np.ascontiguousarray(a if a.dtype == bool else a.astype(np.float32))  # exact; repro casts back
-            for a in map(np.asarray, inputs)]
+    data = [np.array(a if a.dtype == bool else a.astype(np.float32), order="C")  # exact; repro casts back
+            for a in map(np.asarray, inputs)]  # (a scale stays 0-d: ascontiguousarray makes it 1-d)
     folder = REPRO_DIR[0]
     folder.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256(b"".join(a.tobytes() for a in data)).hexdigest()[:12]

@@ -318,3 +318,20 @@ def test_a_fused_callable_takes_its_scale_and_runs_the_properties_of_its_op(tmp_
     want = r"expected fn\(x, scale\) -> out or fn\(x, scale, out\)"
     with pytest.raises(callables.SubjectError, match=want):
         callables.subject("fusedmod:no_scale")
+
+
+def test_a_fused_failure_saves_its_inputs_by_role_and_the_repro_replays_them(tmp_path, monkeypatch):
+    """The .npz of a failure holds the mask as bool and the scale as a scalar; repro reads them."""
+    from softmax_harness import cli, properties
+
+    monkeypatch.setitem(properties.REPRO_DIR, 0, tmp_path)
+    x = rows([1.0, 500.0, 2.0], [0.5, 0.25, 3.0])
+    mask = np.array([[False, True, False], [False, False, False]])
+    report = check(_model("mask_max_over_masked"), (x, mask, np.float32(0.5)))
+    assert "nonfinite_contract" in report.failures
+    saved = next(tmp_path.glob("input-*.npz"))
+    data = np.load(saved)
+    assert data["mask"].dtype == bool and data["scale"].shape == () and float(data["scale"]) == 0.5
+    subject = _model("mask_max_over_masked")
+    loaded = cli._load_inputs(str(saved), subject)
+    assert check(subject, loaded).failures.keys() == report.failures.keys()
