@@ -324,7 +324,7 @@ def test_a_fused_failure_saves_its_inputs_by_role_and_the_repro_replays_them(tmp
     """The .npz of a failure holds the mask as bool and the scale as a scalar; repro reads them."""
     from softmax_harness import cli, properties
 
-    monkeypatch.setitem(properties.REPRO_DIR, 0, tmp_path)
+    monkeypatch.setattr(properties, "REPRO_DIR", [tmp_path])
     x = rows([1.0, 500.0, 2.0], [0.5, 0.25, 3.0])
     mask = np.array([[False, True, False], [False, False, False]])
     report = check(_model("mask_max_over_masked"), (x, mask, np.float32(0.5)))
