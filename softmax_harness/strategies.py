@@ -214,11 +214,15 @@ def build_grad(recipe: BatchRecipe) -> np.ndarray:
         dy = rng.standard_normal(shape) + np.where(np.arange(n_cols) % 2, 1e20, -1e20)
     else:
         dy = rng.standard_normal(shape)
-    dy = dy.astype(np.float32)
-    if kind in ("nan", "posinf") and dy.size:
-        rows = np.arange(n_rows)
-        dy[rows, rng.integers(n_cols, size=n_rows)] = np.nan if kind == "nan" else np.inf
-    return dy
+    return _one_special_a_row(dy.astype(np.float32), kind, rng)
+
+
+def _one_special_a_row(a: np.ndarray, kind: str, rng) -> np.ndarray:
+    """``a`` with one NaN (kind ``nan``) or +inf (``posinf``) at a random column of each row."""
+    if kind in ("nan", "posinf") and a.size:
+        at = rng.integers(a.shape[1], size=a.shape[0])
+        a[np.arange(a.shape[0]), at] = np.nan if kind == "nan" else np.inf
+    return a
 
 
 def build_bias(recipe: BatchRecipe) -> np.ndarray:
@@ -238,10 +242,7 @@ def build_bias(recipe: BatchRecipe) -> np.ndarray:
         bias = rng.uniform(-1e30, 1e30, shape)
     else:
         bias = rng.standard_normal(shape) * 3
-    bias = bias.astype(np.float32)
-    if kind in ("nan", "posinf") and bias.size:
-        bias[np.arange(n_rows), rng.integers(n_cols, size=n_rows)] = np.nan if kind == "nan" else np.inf
-    return bias
+    return _one_special_a_row(bias.astype(np.float32), kind, rng)
 
 
 #: Length classes, each drawn as often as the others (:func:`lengths`): a few elements, warp
