@@ -59,8 +59,9 @@ def ignores_masked(o) -> Finding | None:
     xp = o.xp
     if bool((bits(xp, o.repeat.y) != bits(xp, o.y)).any()):
         return None  # judged bitwise: only a kernel that repeats itself (else deterministic fails)
-    op = o.subject.operation
-    hidden = np.asarray(op.hidden(o.inputs_host))
+    hidden = np.asarray(o.subject.operation.hidden(o.inputs_host))
+    if not hidden.any():
+        return None  # nothing masked: nothing to hide
     x = o.inputs_host[0].astype(np.float32).copy()
     x[hidden] = np.nan
     other = o.again((x, *o.inputs_host[1:]))
