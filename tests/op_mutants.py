@@ -38,6 +38,36 @@ def ctl_backward_ftz(y, dy, out):
     out[np.abs(out) < TINY] = 0
 
 
+def group_vector_tree_sums(p, lanes=8, width=4):
+    """Sums of the terms ``p`` as the staged group kernel (backward_group.cu) adds them: chunk k of
+    lane l holds terms width (k lanes + l) .. + width - 1, summed as a tree, the chunks in one chain,
+    then the lanes' butterfly."""
+    n, c = p.shape
+    chunks = max(1, -(-c // (lanes * width)))
+    padded = np.zeros((n, chunks * lanes * width), F32)
+    padded[:, :c] = p
+    t = padded.reshape(n, chunks, lanes, width)
+    with quiet():
+        half = width // 2
+        while half:
+            t = (t[..., :half] + t[..., half:2 * half]).astype(F32)
+            half //= 2
+        s = np.zeros((n, lanes), F32)
+        for k in range(chunks):
+            s = (s + t[:, k, :, 0]).astype(F32)
+        offset = lanes // 2
+        while offset:
+            s = (s + s[:, np.arange(lanes) ^ offset]).astype(F32)
+            offset //= 2
+    return s[:, :1]
+
+
+def ctl_backward_group(y, dy, out):
+    """A group of 8 lanes a row, 4-element vectors summed as trees (the staged backward_group)."""
+    with quiet():
+        _backward(y, dy, out, s=group_vector_tree_sums((y.astype(F32) * dy.astype(F32)).astype(F32)))
+
+
 def dot_in_bf16(y, dy, out):
     """The dot product over y rounded to bfloat16 (a stale, low-precision copy of the forward's output)."""
     import ml_dtypes
@@ -200,6 +230,7 @@ MUTANTS = {
 CONTROLS = {
     "bwd_warp": Model(backward_warp, "", **BACKWARD),
     "bwd_sequential": Model(ctl_backward_sequential, "", op="softmax_backward"),
+    "bwd_group_vector_tree": Model(ctl_backward_group, "", lanes=8, op="softmax_backward"),
     "bwd_ftz": Model(ctl_backward_ftz, "", **BACKWARD),
     "bwd_half_bf16": Model(backward_warp, "", **BACKWARD, dtype="bfloat16"),
     "bwd_half_f16": Model(backward_warp, "", **BACKWARD, dtype="float16"),
