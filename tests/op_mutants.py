@@ -353,6 +353,16 @@ def bias_t_in_bf16(x, bias, scale, out):
     _scaled_softmax(t.astype(ml_dtypes.bfloat16).astype(F32), out)
 
 
+def bias_first_row(x, bias, scale, out):
+    """Row 0's bias for every row (a bias taken for one row and broadcast)."""
+    _scaled_softmax(_logits(x, np.broadcast_to(bias[:1], bias.shape), scale, "bias"), out)
+
+
+def mask_first_row(x, mask, scale, out):
+    """Row 0's mask for every row."""
+    _scaled_softmax(_logits(x, np.broadcast_to(mask[:1], mask.shape), scale, "mask"), out)
+
+
 def mask_max_over_masked(x, mask, scale, out):
     """The maximum taken over every scale * x, masked elements included (the mask applied after the
     maximum)."""
@@ -401,6 +411,8 @@ CAUSAL = dict(lanes=LANES, op="scaled_softmax_causal")
 MUTANTS.update({
     "bias_max_before_bias": Model(bias_max_before_bias, N, **BIAS),
     "bias_t_in_bf16": Model(bias_t_in_bf16, M, **BIAS),
+    "bias_first_row": Model(bias_first_row, M, **BIAS),
+    "mask_first_row": Model(mask_first_row, M, **MASK),
     "mask_max_over_masked": Model(mask_max_over_masked, N, **MASK),
     "mask_additive": Model(mask_additive, "ignores_masked", **MASK),
     "causal_off_by_one": Model(causal_off_by_one, M, **CAUSAL),
