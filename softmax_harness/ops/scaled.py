@@ -28,13 +28,16 @@ and causal forms get no such term.
 
 from __future__ import annotations
 
+import copy
+from dataclasses import replace
+
 import numpy as np
 
 from .. import bounds
 from ..buffers import bits
 from ..findings import Finding, first_true
 from ..reference import array_module, reference_softmax
-from ..strategies import BIAS_KINDS, BatchRecipe, build_bias
+from ..strategies import BIAS_KINDS, SCALES, VALUE_KINDS, BatchRecipe, build_bias
 from .base import Op
 from .softmax import sums_to_one
 
@@ -99,8 +102,6 @@ class ScaledSoftmax(Op):
         return xp.zeros(x.shape, dtype=bool)
 
     def at_rows(self, rows):
-        import copy
-
         chosen = copy.copy(self)
         chosen.rows = list(rows)
         return chosen
@@ -169,10 +170,6 @@ class ScaledSoftmax(Op):
 
     def strata(self, base):
         """One batch of every row kind under each kind of bias (and a scale each)."""
-        from dataclasses import replace
-
-        from ..strategies import SCALES, VALUE_KINDS
-
         if self.form != "bias":  # the long rows of each value kind, masked or not, at every scale
             return tuple(replace(r, scale=SCALES[k % len(SCALES)])
                          for k, r in enumerate(base[:len(VALUE_KINDS)]))
