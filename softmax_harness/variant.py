@@ -143,7 +143,9 @@ class Variant:
             raise self._error(ValueError, "input is not aligned to its element size")
         for name, other in zip(self.op.inputs[1:], arrays[1:], strict=True):
             if name in SCALAR_ROLES:
-                if not isinstance(other, (int, float, np.integer, np.floating)) or not np.isfinite(other):
+                real = isinstance(other, (int, float, np.integer, np.floating)) or \
+                    (isinstance(other, np.ndarray) and other.ndim == 0 and other.dtype.kind in "iuf")
+                if not real or not np.isfinite(other):
                     raise self._error(TypeError, f"{name} must be a finite real number, got {other!r}")
                 continue
             want = np.dtype(bool) if name in BOOL_ROLES else x.dtype
