@@ -136,6 +136,17 @@ def store_rounding(fmt, rounding: str) -> tuple[float, float]:
     return ulps * fmt.u, ulps * 2.0 ** (fmt.min_exp - fmt.mantissa - 1)
 
 
+def stored(float32, ref, *, dtype, rounding: str = "nearest", xp=np):
+    """The bound of a result computed in float32 within ``float32`` of ``ref`` and stored in
+    ``dtype``: the store's rounding on top, and none (inf) where the result may lie past the
+    format's largest finite value, where a correct store gives an infinity (a 16-bit gradient
+    past 65504; ``nonfinite_contract`` wants the infinity where the result is surely past it)."""
+    fmt = dtypes.of(dtype)
+    relative, absolute = store_rounding(fmt, rounding)
+    bound = float32 + relative * (xp.abs(ref) + float32) + absolute
+    return xp.where(xp.abs(ref) + float32 >= fmt.largest, xp.inf, bound)
+
+
 def fast_exp_ulps(exp: str, bits: int) -> float:
     """What a fast exponential of form ``exp`` (``ex2``, ``shifted``, ``folded``) is charged, for
     outputs of ``bits``."""

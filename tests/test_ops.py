@@ -335,3 +335,26 @@ def test_a_fused_failure_saves_its_inputs_by_role_and_the_repro_replays_them(tmp
     subject = _model("mask_max_over_masked")
     loaded = cli._load_inputs(str(saved), subject)
     assert check(subject, loaded).failures.keys() == report.failures.keys()
+
+
+def test_a_16_bit_gradient_past_the_format_is_an_infinity():
+    """dx = 1 - 131075 in a float16 row of 131075 ones: the correct store is -inf (past 65504);
+    a store that saturates to the largest finite value is wrong."""
+    pytest.importorskip("ml_dtypes")
+    recipe = BatchRecipe(n_cols=131075, rows=(RowRecipe(values="offset", mask="causal", seed=2452246),),
+                         n_rows=1, grad="equal")
+    z = np.full((1, 131075), -np.inf, np.float32)
+    z[0, 0] = 0.0
+    dy = np.ones((1, 131075), np.float32)
+    model = op_mutants.CONTROLS["lsmb_half_f16"]
+    subject = Subject("lsmb_half_f16", model.fn, lanes=model.lanes, dtype="float16", op=model.op)
+    assert check(subject, (z, dy)).ok
+    assert check_recipe(subject, recipe).ok  # the thorough profile's find, before the store's rule
+
+    def saturating(z, dy, out):
+        model.fn(z, dy, out)
+        np.clip(out, -65504, 65504, out=out)
+
+    failures = check(Subject("saturating", saturating, lanes=model.lanes, dtype="float16", op=model.op),
+                     (z, dy)).failures
+    assert "nonfinite_contract" in failures and "matches_reference" not in failures, failures

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import bounds, dtypes
+from .. import bounds
 from ..findings import Finding, first_true
 from ..reference import array_module, reference_softmax
 from ..strategies import GRAD_KINDS, BatchRecipe, build_grad
@@ -65,8 +65,7 @@ def backward_bound(y, dy, ref, *, lanes: int, xp=np, dtype="float32", rounding="
         float32 = bounds.SECOND_ORDER * (y64 * ds + 2 * bounds.U * xp.abs(ref))
         float32 = float32 + xp.where(y64 < tiny, bounds.SECOND_ORDER * y64 * (dy64 + total + ds), 0.0)
         float32 = float32 + y64 * tiny + bounds.FTZ_FLOOR
-    relative, absolute = bounds.store_rounding(dtypes.of(dtype), rounding)
-    return float32 + relative * (xp.abs(ref) + float32) + absolute
+    return bounds.stored(float32, ref, dtype=dtype, rounding=rounding, xp=xp)
 
 
 def _live_rows(o):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import bounds, dtypes
+from .. import bounds
 from ..reference import array_module
 from ..strategies import GRAD_KINDS, BatchRecipe, build_grad
 from .backward import by_slices, linear_in_dy, perturb_gradient, sums_to_zero
@@ -57,8 +57,7 @@ def log_softmax_backward_bound(z, dy, ref, *, lanes: int, xp=np, dtype="float32"
         ds = bounds.gamma(chain) * total + n_cols * tiny
         float32 = bounds.SECOND_ORDER * (p * ds + total * (5 * bounds.U * p + tiny) +
                                          bounds.U * xp.abs(ref)) + 3 * tiny
-    relative, absolute = bounds.store_rounding(dtypes.of(dtype), rounding)
-    return float32 + relative * (xp.abs(ref) + float32) + absolute
+    return bounds.stored(float32, ref, dtype=dtype, rounding=rounding, xp=xp)
 
 
 class LogSoftmaxBackward(Op):
