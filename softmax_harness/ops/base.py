@@ -3,6 +3,8 @@ are made from a recipe, and its own properties beside the shared ones."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 #: The properties every op has, in the order they are evaluated (the cheap, single-launch ones
@@ -19,8 +21,8 @@ BOOL_ROLES = ("mask",)
 
 
 class Op:
-    """One op: ``inputs`` names the arrays a subject takes, in call order (``fn(*inputs, out)``),
-    and the roles a kernel header's ``args=`` gives them; ``own`` maps each property of its own to
+    """One op: ``inputs`` names what a subject takes, in call order (``fn(*inputs, out)``: arrays,
+    and a scale where the op has one), and the roles a kernel header's ``args=`` gives them; ``own`` maps each property of its own to
     its function (an :class:`~softmax_harness.observation.Observation` -> a Finding or None)."""
 
     name: str = ""
@@ -54,8 +56,6 @@ class Op:
         """Batches beyond the stratified design ``base`` (``strategies.STRATA``) that its own inputs
         need: one batch of every row kind under each kind of incoming gradient, for an op that
         takes one."""
-        from dataclasses import replace
-
         return tuple(replace(base[k], grad=g) for k, g in enumerate(self.grads or ()))
 
     def build(self, x: np.ndarray, recipe=None, convention: str = "torch") -> tuple[np.ndarray, ...]:
