@@ -22,8 +22,9 @@ BOOL_ROLES = ("mask",)
 
 class Op:
     """One op: ``inputs`` names what a subject takes, in call order (``fn(*inputs, out)``: arrays,
-    and a scale where the op has one), and the roles a kernel header's ``args=`` gives them; ``own`` maps each property of its own to
-    its function (an :class:`~softmax_harness.observation.Observation` -> a Finding or None)."""
+    and a scale where the op has one), and the roles a kernel header's ``args=`` gives them;
+    ``own`` maps each property of its own to its function (an
+    :class:`~softmax_harness.observation.Observation` -> a Finding or None)."""
 
     name: str = ""
     inputs: tuple[str, ...] = ("in",)
