@@ -100,7 +100,7 @@ def nonfinite_contract(o: Observation) -> Finding | None:
     xp = o.xp  # judged on what the kernel wrote: an element left poisoned is all_written's
     # a finite result past twice the format's largest finite value is stored as its infinity
     infinite = xp.isinf(o.ref) | (xp.abs(o.ref) > 2 * o.fmt.largest)
-    want = xp.where(infinite, xp.sign(o.ref) * xp.inf, o.ref)
+    want = xp.where(infinite, xp.copysign(xp.inf, o.ref), o.ref)
     where = first_true(xp, ((xp.isnan(o.y64) != xp.isnan(o.ref)) | (infinite & (o.y64 != want))) & o.written)
     if where is None:
         fixed = o.subject.operation.exact(o)
