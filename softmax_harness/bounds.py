@@ -89,8 +89,14 @@ SECOND_ORDER = 1 + 2.0**-10
 ROW_SUM_U = 6.0  # the row sum's division and output rounding, in u
 
 
-def chain_length(n_cols: int, lanes: int) -> int:
-    """Longest sequential accumulation chain of a row of ``n_cols`` split over ``lanes`` threads."""
+def chain_length(n_cols: int, lanes: int, vector: int = 1) -> int:
+    """Longest sequential accumulation chain of a row of ``n_cols`` split over ``lanes`` threads;
+    with ``vector`` > 1, each lane holds whole aligned vectors of that many elements (a misaligned
+    row touches one more), summed as a tree (log2 ``vector`` levels) before its chain."""
+    if vector > 1:
+        vectors = -(-n_cols // vector) + 1
+        lanes = max(1, min(lanes, vectors))
+        return -(-vectors // lanes) + int(math.log2(vector)) + math.ceil(math.log2(lanes)) + 1
     lanes = max(1, min(lanes, max(n_cols, 1)))
     return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
 

@@ -20,9 +20,10 @@ next entry. That pays only at C = 32767 (the split-row kernel 0.91-0.92 of copy 
 length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
-The other ops (:data:`OP_TABLES`) take a warp a row up to 256 columns, then a register tile (of
-4096 columns, then 16384) up to 16384, then a block of 1024 threads reading the row twice
-(the backwards) or three times (log_softmax and the fused forward).
+The backwards (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, as the
+forward's) up to 16384 columns (32768 in 16 bits), then a block of 1024 threads reading the row
+twice. log_softmax and the fused forward take a warp a row up to 256 columns, then a register tile
+(of 4096 columns, then 16384) up to 16384, then the block, reading the row three times.
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -76,15 +77,29 @@ def _ladder(family: str, suffix: str):
             (None, f"{family}_block{suffix or '_1024'}"))
 
 
+#: The backwards' register tiles, a size a kernel (kernels/*backward/*_onepass.cu).
+GRAD_TILES = {"": (32, 128, 512, 1024, 2048, 4096, 8192, 16384),
+              "_f16": (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)}
+GRAD_TILES["_bf16"] = GRAD_TILES["_f16"]
+
+
+def _grad_ladder(family: str, suffix: str):
+    """The backwards: a register tile sized to the row, then the block."""
+    return (*((c, f"{family}_onepass{suffix}_c{c}") for c in GRAD_TILES[suffix]),
+            (None, f"{family}_block{suffix or '_1024'}"))
+
+
+_LADDERS = {"softmax_backward": ("backward", _grad_ladder), "log_softmax": ("log_softmax", _ladder),
+            "log_softmax_backward": ("log_softmax_backward", _grad_ladder),
+            "scaled_softmax_bias": ("scaled_bias", _ladder), "scaled_softmax_mask": ("scaled_mask", _ladder),
+            "scaled_softmax_causal": ("scaled_causal", _ladder)}
+
 #: op -> dtype -> ((largest row length or None, variant name), ...), in order, for the ops
 #: besides the forward.
 OP_TABLES = {
-    op: {dtype: _ladder(family, suffix) for dtype, suffix in
+    op: {dtype: ladder(family, suffix) for dtype, suffix in
          (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
-    for op, family in (("softmax_backward", "backward"), ("log_softmax", "log_softmax"),
-                       ("log_softmax_backward", "log_softmax_backward"),
-                       ("scaled_softmax_bias", "scaled_bias"), ("scaled_softmax_mask", "scaled_mask"),
-                       ("scaled_softmax_causal", "scaled_causal"))
+    for op, (family, ladder) in _LADDERS.items()
 }
 
 

@@ -40,6 +40,9 @@ Fields (``key=value``, values may be quoted):
 ``blocks_per_sm``  grid size per multiprocessor for ``grid-stride`` and ``split-row`` (default 4)
 ``cluster``     blocks per row for ``cluster-per-row`` (the kernel's ``__cluster_dims__``)
 ``tile``        elements one block holds (``split-row``: a row takes at least ceil(C / tile) blocks)
+``vector``      elements of one 16-byte access of a register tile, which a lane sums as a tree before
+                adding them to its chain (default 1: a lane's elements in one chain); the bound's
+                chain is then ceil((ceil(C / vector) + 1) / lanes) + log2(vector) + log2(lanes) + 1
 ``min_sm``      lowest compute capability, as 80, 90, ... (default 0: any)
 ``max_cols``    longest supported row, or ``none`` (default)
 ``smem_per_col`` dynamic shared memory, in bytes per column of the row (default 0)
@@ -97,9 +100,9 @@ _MARKER = "@variant"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 INPUTS = ("past_2_31", "many_rows", "busy_stream")
 _REQUIRED = ("name", "kernel", "algorithm", "geometry", "threads")
-_KNOWN = set(_REQUIRED) | {"args", "launcher", "op",
-    "lanes", "blocks_per_sm", "cluster", "tile", "min_sm", "max_cols", "smem_per_col", "smem", "dtypes",
-    "convention", "fast_math", "exp", "rounding", "catches", "defect", "sanitizer", "input",
+_KNOWN = set(_REQUIRED) | {"args", "launcher", "op", "lanes", "blocks_per_sm", "cluster", "tile", "vector",
+    "min_sm", "max_cols", "smem_per_col", "smem", "dtypes", "convention", "fast_math", "exp", "rounding",
+    "catches", "defect", "sanitizer", "input",
 }
 SANITIZERS = ("memcheck", "racecheck", "initcheck", "synccheck")
 FAST_EXPS = ("ex2", "shifted", "folded")
@@ -129,6 +132,7 @@ class VariantSpec:
     blocks_per_sm: int = 4
     cluster: int = 1
     tile: int = 0
+    vector: int = 1  # elements a lane sums as a tree before its chain (a register tile's access)
     min_sm: int = 0
     max_cols: int | None = None
     smem_per_col: int = 0
@@ -251,6 +255,9 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
                         "and be a power of two or a multiple of 32")
     if (geometry == "split-row") != ("tile" in fields):
         raise _fail(path, line, "tile= goes with geometry=split-row, and only with it")
+    vector = _int(path, line, "vector", fields.get("vector", "1"), 1, 16)
+    if vector & (vector - 1):
+        raise _fail(path, line, f"vector={vector} must be a power of two")
     max_cols = fields.get("max_cols", "none")
     dtypes = tuple(fields.get("dtypes", "float32").split(","))
     for dtype in dtypes:
@@ -279,6 +286,7 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
         blocks_per_sm=_int(path, line, "blocks_per_sm", fields.get("blocks_per_sm", "4")),
         cluster=cluster,
         tile=_int(path, line, "tile", fields["tile"]) if "tile" in fields else 0,
+        vector=vector,
         min_sm=_int(path, line, "min_sm", fields.get("min_sm", "0"), 0),
         max_cols=None if max_cols == "none" else _int(path, line, "max_cols", max_cols),
         smem_per_col=_int(path, line, "smem_per_col", fields.get("smem_per_col", "0"), 0),

@@ -30,6 +30,7 @@ class Subject:
     max_cols: int | None = None  # the longest row it takes
     threads: int | None = None  # threads a block (a kernel's), for the lengths around its edges
     tile: int = 0  # elements a block holds (a split-row kernel's)
+    vector: int = 1  # elements a lane sums as a tree before its chain (registry's vector=)
     op: str = "softmax"  # what it computes (softmax_harness.ops)
 
     @classmethod
@@ -41,7 +42,7 @@ class Subject:
         return cls(name=variant.name, fn=variant, xp=cupy, lanes=s.lanes, algorithm=s.algorithm,
                    convention=s.convention, fast_math=s.fast_math, exp=s.exp, rounding=s.rounding,
                    dtype=s.dtype, repro=variant.ref, max_cols=s.max_cols, threads=s.threads, tile=s.tile,
-                   op=s.op)
+                   vector=s.vector, op=s.op)
 
     @property
     def operation(self):
@@ -55,7 +56,9 @@ class Subject:
 
     def chain(self, n_cols: int) -> int | None:
         """Its longest accumulation chain on rows of ``n_cols`` where ``lanes`` does not give it
-        (a split-row kernel's follows its plan), else None."""
+        (a split-row kernel's follows its plan, a register tile's its vectors), else None."""
+        if self.vector > 1:
+            return bounds.chain_length(n_cols, self.lanes, self.vector)
         if not self.tile:
             return None
         return bounds.split_row_chain(n_cols, self.threads, self.tile, 128 // dtypes.of(self.dtype).bits)

@@ -426,6 +426,7 @@ class Model:
     dtype: str = "float32"
     op: str = "softmax"
     fast_math: bool = False
+    vector: int = 1  # elements a lane sums as a tree before its chain (registry's vector=)
 
     @property
     def doc(self) -> str:

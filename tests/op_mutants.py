@@ -39,9 +39,9 @@ def ctl_backward_ftz(y, dy, out):
 
 
 def group_vector_tree_sums(p, lanes=8, width=4):
-    """Sums of the terms ``p`` as the staged group kernel (backward_group.cu) adds them: chunk k of
-    lane l holds terms width (k lanes + l) .. + width - 1, summed as a tree, the chunks in one chain,
-    then the lanes' butterfly."""
+    """Sums of the terms ``p`` as a register tile (``sh::grad_tile_rows``, an aligned row) adds them:
+    chunk k of lane l holds terms width (k lanes + l) .. + width - 1, summed as a tree, the chunks in
+    one chain, then the lanes' butterfly."""
     n, c = p.shape
     chunks = max(1, -(-c // (lanes * width)))
     padded = np.zeros((n, chunks * lanes * width), F32)
@@ -63,7 +63,7 @@ def group_vector_tree_sums(p, lanes=8, width=4):
 
 
 def ctl_backward_group(y, dy, out):
-    """A group of 8 lanes a row, 4-element vectors summed as trees (the staged backward_group)."""
+    """A group of 8 lanes a row, 4-element vectors summed as trees (backward_onepass_c32)."""
     with quiet():
         _backward(y, dy, out, s=group_vector_tree_sums((y.astype(F32) * dy.astype(F32)).astype(F32)))
 
@@ -230,7 +230,7 @@ MUTANTS = {
 CONTROLS = {
     "bwd_warp": Model(backward_warp, "", **BACKWARD),
     "bwd_sequential": Model(ctl_backward_sequential, "", op="softmax_backward"),
-    "bwd_group_vector_tree": Model(ctl_backward_group, "", lanes=8, op="softmax_backward"),
+    "bwd_group_vector_tree": Model(ctl_backward_group, "", lanes=8, op="softmax_backward", vector=4),
     "bwd_ftz": Model(ctl_backward_ftz, "", **BACKWARD),
     "bwd_half_bf16": Model(backward_warp, "", **BACKWARD, dtype="bfloat16"),
     "bwd_half_f16": Model(backward_warp, "", **BACKWARD, dtype="float16"),

@@ -77,3 +77,61 @@ def test_the_log_softmax_gradient_matches_torchs(torch):
     expected = g.double() - ref.exp() * g.double().sum(dim=-1, keepdim=True)
     scale = float(g.abs().sum(dim=-1).max())
     assert float((x.grad.double() - expected).abs().max()) < 1e-5 * scale
+
+
+def _fused_reference(torch, x, scale, bias=None, mask=None, causal=False):
+    """softmax(scale * x + bias), masked or causal, in float64 by torch's own autograd."""
+    t = scale * x.double()
+    if bias is not None:
+        t = t + bias.double()
+    if mask is not None:
+        t = t.masked_fill(mask, float("-inf"))
+    if causal:
+        cols = torch.arange(x.shape[-1], device=x.device)
+        rows = torch.arange(x.shape[0], device=x.device)[:, None] % x.shape[-1]
+        t = t.masked_fill(cols[None, :] > rows, float("-inf"))
+    return torch.softmax(t, dim=-1)
+
+
+@pytest.mark.parametrize("form", ["bias", "mask", "causal"])
+@pytest.mark.parametrize("n_cols", [7, 1000, 20000])
+def test_the_fused_gradient_matches_the_float64_reference(torch, form, n_cols):
+    from softmax_harness.autograd import scaled_softmax
+
+    gen = torch.Generator(device="cuda").manual_seed(n_cols)
+    x = (torch.randn(6, n_cols, device="cuda", generator=gen) * 3).requires_grad_()
+    bias = (torch.randn(6, n_cols, device="cuda", generator=gen)).requires_grad_() if form == "bias" else None
+    mask = torch.rand(6, n_cols, device="cuda", generator=gen) < 0.3 if form == "mask" else None
+    w = torch.randn(6, n_cols, device="cuda", generator=gen)
+    scale = -0.25 if form == "causal" else 0.125
+    (scaled_softmax(x, scale, bias=bias, mask=mask, causal=form == "causal") * w).sum().backward()
+    x64 = x.detach().double().requires_grad_()
+    b64 = bias.detach().double().requires_grad_() if bias is not None else None
+    y64 = _fused_reference(torch, x64, scale, b64, mask, form == "causal")
+    (y64 * w.double()).sum().backward()
+    dot = (y64 * w.double()).abs().sum(dim=-1, keepdim=True).detach()  # what the error scales with
+    assert float(((x.grad.double() - x64.grad).abs() / (1e-5 * abs(scale) * dot + 1e-30)).max()) < 1
+    if bias is not None:
+        assert float(((bias.grad.double() - b64.grad).abs() / (1e-5 * dot + 1e-30)).max()) < 1
+    if mask is not None:
+        assert bool((x.grad[mask] == 0).all())
+
+
+def test_fused_gradcheck_on_small_rows(torch):
+    from softmax_harness.autograd import ScaledSoftmax
+
+    x = torch.randn(3, 9, dtype=torch.float32, device="cuda", requires_grad=True)
+    b = torch.randn(3, 9, dtype=torch.float32, device="cuda", requires_grad=True)
+    fused = lambda x, b: ScaledSoftmax.apply(x, b, None, 0.5, False)  # noqa: E731
+    assert torch.autograd.gradcheck(fused, (x, b), eps=1e-2, atol=2e-3, rtol=2e-2, nondet_tol=0.0,
+                                    fast_mode=False)
+
+
+def test_a_mask_of_another_shape_is_refused_in_one_line(torch):
+    from softmax_harness.autograd import scaled_softmax
+
+    x = torch.ones(2, 3, device="cuda")
+    with pytest.raises(ValueError, match=r"the mask has shape \(2, 4\), x \(2, 3\)"):
+        scaled_softmax(x, mask=torch.zeros(2, 4, dtype=torch.bool, device="cuda"))
+    with pytest.raises(TypeError, match="the mask is torch.float32, not torch.bool"):
+        scaled_softmax(x, mask=torch.zeros(2, 3, device="cuda"))

@@ -49,7 +49,8 @@ def hunt(name: str, model) -> frozenset[str]:
     """Every property that failed on some batch, up to the first batch on which the declared
     one failed (a control declares none: the hunt takes the whole budget)."""
     subject = Subject(name, model.fn, lanes=model.lanes, algorithm=model.algorithm, dtype=model.dtype,
-                      repro=f"<mutant {name}>", op=model.op, fast_math=model.fast_math, exp="ex2")
+                      repro=f"<mutant {name}>", op=model.op, fast_math=model.fast_math, exp="ex2",
+                      vector=model.vector)
     found: list[str] = []
     budget = settings(settings.default, database=None, suppress_health_check=list(HealthCheck),
                       phases=[Phase.explicit, Phase.generate], deadline=None)

@@ -104,7 +104,7 @@ def test_log_softmax_against_values_worked_by_hand(x, expected):
                                         ("mask_half_f16", 0.5)])
 def test_a_correct_kernel_reaches_a_good_part_of_its_bound(name, least):
     model = op_mutants.CONTROLS[name]
-    subject = Subject(name, model.fn, lanes=model.lanes, dtype=model.dtype, op=model.op)
+    subject = Subject(name, model.fn, lanes=model.lanes, dtype=model.dtype, op=model.op, vector=model.vector)
     if model.dtype == "bfloat16":
         pytest.importorskip("ml_dtypes")
     worst = 0.0
@@ -121,7 +121,7 @@ def test_a_correct_kernel_reaches_a_good_part_of_its_bound(name, least):
 
 def _model(name):
     m = {**op_mutants.MUTANTS, **op_mutants.CONTROLS}[name]
-    return Subject(name, m.fn, lanes=m.lanes, op=m.op, fast_math=m.fast_math, exp="ex2")
+    return Subject(name, m.fn, lanes=m.lanes, op=m.op, fast_math=m.fast_math, exp="ex2", vector=m.vector)
 
 
 def test_linear_in_dy_catches_an_epsilon_that_the_bound_allows():

@@ -10,6 +10,7 @@
 
 #include "include/half.cuh"
 #include "include/reduce.cuh"
+#include "include/tile.cuh"
 
 namespace sh {
 
@@ -59,29 +60,43 @@ __device__ __forceinline__ void grad_block_rows(const T* a, const T* b, T* dx, i
     grad_map<G>(a + at, b + at, dx + at, n_cols, s, threadIdx.x, blockDim.x);
 }
 
-// One row of at most THREADS * PER elements a block, held in registers: a and b are read once.
-// Element k * THREADS + threadIdx.x is this thread's k-th.
-template <class G, class T, int THREADS, int PER>
+// A row of at most LANES * E elements a group of LANES lanes (several rows a block, or a row a
+// block), held in registers: a and b read once, in 16-byte vectors (sh::RowTile) where their rows
+// are misaligned alike, element by element otherwise. A lane sums the W terms of each of its
+// chunks as a tree, the chunks in one chain, then the group's reduction: the chain the variants
+// declare with vector=W.
+template <class G, class T, int LANES, int E>
 __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T* __restrict__ b,
-                                               T* __restrict__ dx, int n_cols) {
-    __shared__ float scratch[32];
-    const size_t at = (size_t)blockIdx.x * n_cols;
-    float av[PER], bv[PER];
+                                               T* __restrict__ dx, int n_rows, int n_cols) {
+    using Tile = RowTile<T, LANES, E>;
+    constexpr int W = Tile::W;
+    const RowSlot<LANES> slot(n_rows);
+    const size_t row = slot.live ? slot.row : 0;
+    const int n = slot.live ? n_cols : 0, lane = slot.lane;
+    const T* ar = row_of(a, row, n_cols);
+    const T* br = row_of(b, row, n_cols);
+    const bool alike = shift_of<T, W>(ar) == shift_of<T, W>(br);
+    Tile ta, tb;
+    ta.load(ar, n, lane, alike);
+    tb.load(br, n, lane, alike);
     float s = 0.0f;
 #pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        av[k] = i < n_cols ? to_float(a[at + i]) : 0.0f;
-        bv[k] = i < n_cols ? to_float(b[at + i]) : 0.0f;
-    }
+    for (int k = 0; k < Tile::CHUNKS; ++k) {
+        float t[W];
 #pragma unroll
-    for (int k = 0; k < PER; ++k) s = G::add(s, av[k], bv[k]);  // padding adds exact zeros
-    s = THREADS == 32 ? warp_reduce(Sum(), s) : block_reduce(Sum(), s, scratch);
+        for (int j = 0; j < W; ++j) {
+            const int i = W * k + j;
+            t[j] = ta.inside(i, n, lane) ? G::add(0.0f, ta.get(i), tb.get(i)) : 0.0f;
+        }
 #pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        if (i < n_cols) dx[at + i] = from_float<T>(G::out(av[k], bv[k], s));
+        for (int width = W / 2; width > 0; width /= 2) {
+#pragma unroll
+            for (int j = 0; j < width; ++j) t[j] += t[j + width];
+        }
+        s += t[0];
     }
+    s = slot.reduce(Sum(), s);
+    if (slot.live) ta.write(row_of(dx, row, n_cols), n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), s); });
 }
 
 }  // namespace sh
@@ -101,7 +116,9 @@ __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T*
     extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) { sh::grad_warp_rows<G>(a, b, dx, n_rows, n_cols); }
 #define GRAD_BLOCK(NAME, G, T) \
     extern "C" __global__ void NAME(GRAD_KERNEL_ARGS(T)) { sh::grad_block_rows<G>(a, b, dx, n_cols); }
-#define GRAD_TILE(NAME, G, T, THREADS, PER)                                                  \
+// A row a group of LANES lanes (a power of two up to 32, or THREADS: a row a block), LANES * E
+// elements at most, in registers.
+#define GRAD_TILE(NAME, G, T, THREADS, LANES, E)                                             \
     extern "C" __global__ void __launch_bounds__(THREADS) NAME(GRAD_KERNEL_ARGS(T)) {        \
-        sh::grad_tile_rows<G, T, THREADS, PER>(a, b, dx, n_cols);                            \
+        sh::grad_tile_rows<G, T, LANES, E>(a, b, dx, n_rows, n_cols);                        \
     }

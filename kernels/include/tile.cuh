@@ -89,11 +89,13 @@ struct RowTile {
 
     // ALIGN (a multiple of W): the segment the shift is taken within; a bigger one lines each
     // warp's vectors up with whole cache lines, at the cost of as much of the capacity.
+    // vectors = false: element by element (a tile that must line up with another row's, which is
+    // misaligned differently).
     template <int ALIGN = W>
-    __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
+    __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane, bool vectors = true) {
         static_assert(ALIGN % W == 0, "whole vectors a segment");
         const int s = shift_of<T, ALIGN>(row);
-        shift = s + n <= CAPACITY ? s : -1;
+        shift = vectors && s + n <= CAPACITY ? s : -1;
         if (shift < 0) {  // element by element, neighbouring lanes on neighbouring elements
 #pragma unroll
             for (int i = 0; i < E; ++i) load_one(i, row + i * LANES + lane, i * LANES + lane < n);
@@ -123,6 +125,17 @@ struct RowTile {
                     load_one(W * k + j, base + p + j, p + j >= shift && p + j < shift + n);
             }
         }
+    }
+
+    // The row element at tile position i (negative before the row's start; the caller compares
+    // it with n for the end).
+    __device__ __forceinline__ int element(int i, int lane) const {
+        if (shift < 0) return i * LANES + lane;
+        return W * ((i / W) * LANES + lane) + i % W - shift;
+    }
+    __device__ __forceinline__ bool inside(int i, int n, int lane) const {
+        const int e = element(i, lane);
+        return e >= 0 && e < n;
     }
 
     // The tile's state (m_t, sum exp(x - m_t)).
@@ -197,6 +210,31 @@ struct RowTile {
 #pragma unroll
             for (int j = 0; j < W; ++j) y[j] = out(W * k + j);
             store_chunk<T, W>(row - shift, W * (k * LANES + lane), y, shift, shift + n, vectors);
+        }
+    }
+};
+
+// The row a group of LANES threads works on (LANES a power of two up to 32, several rows a block;
+// or the block's size, a row a block), this thread's lane in it, and reductions over the group.
+// A dead group (past the last row) must still reduce: its warp's shuffles need every lane.
+template <int LANES>
+struct RowSlot {
+    size_t row;
+    int lane;
+    bool live;
+
+    __device__ __forceinline__ explicit RowSlot(int n_rows)
+        : row((size_t)blockIdx.x * (blockDim.x / LANES) + threadIdx.x / LANES),
+          lane(threadIdx.x % LANES),
+          live(row < (size_t)n_rows) {}
+
+    template <class Op, class V>
+    __device__ __forceinline__ V reduce(Op op, V v) const {
+        if constexpr (LANES <= 32) {
+            return group_reduce<LANES>(op, v);
+        } else {
+            __shared__ V scratch[32];
+            return block_reduce(op, v, scratch);
         }
     }
 };

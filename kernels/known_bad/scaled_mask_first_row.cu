@@ -1,5 +1,4 @@
-// KNOWN BAD: the fused masked forward reading row 0's mask for every row. STAGED: compiled
-// offline only; the gallery hunts it on the GPU when it moves to kernels/known_bad/.
+// KNOWN BAD: the fused masked forward reading row 0's mask for every row.
 //
 // @variant name=bad_scaled_mask_first_row op=scaled_softmax_mask kernel=bad_scaled_mask_first_row algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="row 0's mask for every row"
 #include "softmax.cuh"

@@ -1,6 +1,5 @@
 // KNOWN BAD: the fused forward reading row 0's bias for every row (a bias taken for one row
-// broadcast over the batch, where it has one row a row). STAGED: compiled offline only; the
-// gallery hunts it on the GPU when it moves to kernels/known_bad/.
+// broadcast over the batch, where it has one row a row).
 //
 // @variant name=bad_scaled_bias_first_row op=scaled_softmax_bias kernel=bad_scaled_bias_first_row algorithm=safe geometry=warp-per-row threads=128 catches=matches_reference defect="row 0's bias for every row"
 #include "softmax.cuh"
