@@ -1,8 +1,10 @@
 """Benchmark reports: a saved pytest-benchmark run as a markdown table and a PNG plot.
 
-    softmax-harness report [RUN.json] [--out reports/]
+    softmax-harness report [RUN.json ...] [--out reports/]
 
-Without RUN.json the newest run under ``.benchmarks/`` is used. Each element type has
+Without RUN.json the newest run under ``.benchmarks/`` is used. Of several runs (a sweep of some
+ops measured again), each op's and each type's tables come from the last run that has them, and
+each section names its run. Each element type has
 a table with a row per kernel and a column per row length C: GB/s and the percentage
 of the copy bandwidth measured in the same run (beside each kernel, round by round),
 the best of our kernels in bold, and ``torch.softmax`` (and Triton, where it ran) beside them.
@@ -32,6 +34,10 @@ def newest_run(root: Path = Path(".benchmarks")) -> Path:
     return runs[-1]
 
 
+def _in_order(dtypes) -> list[str]:
+    return sorted(dtypes, key=lambda d: (DTYPE_ORDER + (d,)).index(d))
+
+
 def load(path: Path) -> dict:
     """{dtype: {kernel: {C: extra_info}}} and the run's metadata, from a pytest-benchmark JSON file."""
     data = json.loads(Path(path).read_text())
@@ -43,15 +49,39 @@ def load(path: Path) -> dict:
             dtype = info.get("dtype", "float32")
             into = other[info["op"]] if "op" in info else tables
             into[dtype][info["kernel"]][info["C"]] = {**info, "median_s": bench["stats"]["median"]}
-    order = sorted(tables, key=lambda d: (DTYPE_ORDER + (d,)).index(d))
+    order = _in_order(tables)
     commit = dict(data.get("commit_info") or {})
     # gpu-check saves runs as NNNN_<commit>.json (the device's copy of the tree has no .git)
     if commit.get("id") in (None, "", "unknown") and "_" in Path(path).stem:
         commit["id"] = Path(path).stem.split("_", 1)[1]
-    ops = {op: {d: dict(t[d]) for d in sorted(t, key=lambda d: (DTYPE_ORDER + (d,)).index(d))}
+    ops = {op: {d: dict(t[d]) for d in _in_order(t)}
            for op, t in other.items()}
     return {"tables": {d: dict(tables[d]) for d in order}, "ops": ops,
             "machine": data.get("machine_info", {}), "commit": commit, "datetime": data.get("datetime", "")}
+
+
+def _label(run: dict, source: str) -> str:
+    return f"`{source}` (commit {run['commit'].get('id', '?')[:10]}, {run['datetime'][:19]})"
+
+
+def combine(paths: list[Path]) -> dict:
+    """The runs at ``paths`` as one: each op's tables (and the forward's, a type at a time) from the
+    last run that measured them (a forward table of the copy alone does not count); ``sources``
+    says which run each section came from."""
+    runs = [(load(path), str(path)) for path in paths]
+    run = dict(runs[-1][0])
+    run["tables"], run["ops"], run["sources"] = {}, {}, {}
+    for one, source in runs:
+        for dtype, table in one["tables"].items():
+            if set(table) <= {"copy"}:  # a sweep of other ops times the copy on its own too
+                continue
+            run["tables"][dtype] = table
+            run["sources"][dtype] = _label(one, source)
+        for op, tables in one["ops"].items():
+            run["ops"][op] = tables
+            run["sources"][op] = _label(one, source)
+    run["tables"] = {d: run["tables"][d] for d in _in_order(run["tables"])}
+    return run
 
 
 def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
@@ -83,11 +113,19 @@ def markdown(run: dict, source: str = "") -> str:
         "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
         f"Source: `{source}`" if source else "",
     ]
+    sources = run.get("sources", {})
+    several = len(set(sources.values())) > 1
+    if several:
+        lines += ["Each section comes from the run it names; the newest is in the title."]
+
+    def run_of(key: str) -> list[str]:
+        return [f"Run: {sources[key]}", ""] if several else []
+
     for dtype, table in run["tables"].items():
-        lines += ["", f"## {dtype}", "", *_section(table)]
+        lines += ["", f"## {dtype}", "", *run_of(dtype), *_section(table)]
     for op, tables in run.get("ops", {}).items():
-        lines += ["", f"## {op}", "", "The copy moves the same bytes: the inputs read once and the output "
-                  "written once.", "", *_op_section(op, tables)]
+        lines += ["", f"## {op}", "", *run_of(op), "The copy moves the same bytes: the inputs read once and "
+                  "the output written once.", "", *_op_section(op, tables)]
     return "\n".join(lines) + "\n"
 
 
@@ -241,16 +279,16 @@ def _fraction_panel(ax, table: dict, title: str) -> None:
 
 
 def _run(args) -> int:
-    source = Path(args.source) if args.source else newest_run()
+    sources = [Path(s) for s in args.source] or [newest_run()]
     if args.device is None:
         gpu_report = Path(args.out) / "gpu.json"
         if gpu_report.is_file():
             args.device = json.loads(gpu_report.read_text()).get("environment", {}).get("device")
-    run = load(source)
+    run = combine(sources) if len(sources) > 1 else load(sources[0])
     run["device"] = args.device
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench.md").write_text(markdown(run, str(source)))
+    (out / "bench.md").write_text(markdown(run, ", ".join(map(str, sources))))
     written = [out / "bench.md"]
     if not args.no_plot:
         plot(run, out / "bench.png")
@@ -261,8 +299,9 @@ def _run(args) -> int:
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("report", help="a saved benchmark run as reports/bench.md and bench.png")
-    parser.add_argument("source", nargs="?", metavar="RUN.json",
-                        help="a pytest-benchmark JSON file (default: the newest in .benchmarks/)")
+    parser.add_argument("source", nargs="*", metavar="RUN.json",
+                        help="pytest-benchmark JSON files (default: the newest in .benchmarks/); of several, "
+                             "each op's and each type's tables come from the last that has them")
     parser.add_argument("--out", default="reports")
     parser.add_argument("--no-plot", action="store_true")
     parser.add_argument("--device", default=None,

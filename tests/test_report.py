@@ -132,3 +132,30 @@ def test_an_op_besides_the_forward_has_a_table_of_its_own(tmp_path):
            "vs the fastest peer |" in backward  # Liger did not run: no column
     # against the fastest peer, Quack's 0.6 ms: ours takes 0.8 ms
     assert "| float32 | 4096 | backward_onepass_c4096 | 2684 | 94% | 47% | 125% | 0.75x |" in backward
+
+
+def test_of_several_runs_each_op_comes_from_the_last_that_measured_it(tmp_path):
+    def op_bench(kernel, seconds, op, dispatched):
+        row = bench(kernel, 4096, seconds, 0.5e-3)
+        row["extra_info"].update(op=op, dtype="float32", dispatched=dispatched)
+        return row
+
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    old = save(first, [bench("copy", 4096, 0.5e-3, 0.5e-3), bench("fast", 4096, 0.55e-3, 0.5e-3),
+                       op_bench("softmax_harness.softmax_backward", 1e-3, "softmax_backward", "old_tile"),
+                       op_bench("softmax_harness.log_softmax", 1e-3, "log_softmax", "kept")])
+    new = second / "0002_new.json"
+    new.write_text(json.dumps({"benchmarks": [bench("copy", 4096, 0.5e-3, 0.5e-3),
+                                              op_bench("softmax_harness.softmax_backward", 0.5e-3,
+                                                       "softmax_backward", "new_tile")],
+                               "machine_info": {"node": "test"}, "commit_info": {"id": "fedcba9876"},
+                               "datetime": "2026-12-01T00:00:00"}))
+    text = report.markdown(report.combine([old, new]))
+    forward, rest = text.split("## softmax_backward")
+    backward, log = rest.split("## log_softmax")
+    assert "commit fedcba9876" in text.splitlines()[0]  # the newest run in the title
+    assert "| fast |" in forward and "commit abcdef1234" in forward  # the forward from the only run with it
+    assert "new_tile" in backward and "old_tile" not in backward and "commit fedcba9876" in backward
+    assert "kept" in log and "commit abcdef1234" in log
