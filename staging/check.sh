@@ -1,65 +1,48 @@
 #!/usr/bin/env bash
-# The staged 16-bit split-row kernels on a GPU, in one call (about 5 minutes on an H200):
-#   1. fraction of copy, staged beside verified, in one process a type, two passes (the second
-#      in reverse order);
-#   2. every property on rows whose maximum puts s' = m log2e + log2 d on either side of
-#      FOLD_LIMIT (|m| near 700), where the store changes paths;
-#   3. every variant test and the four sanitizers on the staged files (tools/gpu-check, stopped
-#      after $DEADLINE seconds, default 240: the rest is recorded as not run).
-# Results: $OUT/staged.tgz (default /tmp/staged), packed again after each step. It changes
-# nothing in the tree.
+# The staged register tiles of log_softmax and the fused forward on a GPU, in one call:
+#   1. fraction of copy of kernels/'s dispatcher beside the staged tile sized to C, in one process,
+#      at C = 32 ... 16384, fp32 and bf16 (ab.jsonl);
+#   2. the main variant tests on every staged variant (adversarial batches, lengths around its
+#      edges, an output misaligned unlike the input),
+#      stopped after $TESTS seconds (default 240);
+#   3. with FULL=1, every variant test and the four sanitizers on them (tools/gpu-check, stopped
+#      after $DEADLINE seconds, default 400: the rest is recorded as not run).
+# Results under ${OUT:-/tmp/staged}. It changes nothing in the tree.
 set -u
 cd "$(dirname "$0")/.."
-out=/tmp/staged-results  # packed into ${OUT:-/tmp/staged}/staged.tgz after each step
-mkdir -p "$out" "${OUT:-/tmp/staged}"
+out=${OUT:-/tmp/staged}
+mkdir -p "$out"
 export PYTHONPATH=.
-pack() { tar czf "${OUT:-/tmp/staged}/staged.tgz" -C "$out" .; }
 
-for pass in 1 2; do
-    for short in f16 bf16; do
-        dtype=${short/bf16/bfloat16}
-        dtype=${dtype/f16/float16}
-        names=(split_row_smem_${short} split_row_smem_${short}@staging/kernels
-               split_row_smem_${short}_b512 split_row_smem_${short}_b512@staging/kernels)
-        cols=(65535 131072 262147 1048576)
-        if [ "$pass" = 2 ]; then
-            names=($(printf '%s\n' "${names[@]}" | tac))
-            cols=($(printf '%s\n' "${cols[@]}" | tac))
-        fi
-        python3 -m softmax_harness measure "${names[@]}" --dtype "$dtype" --cols "${cols[@]}" \
-            --json "$out/ab_${short}_pass${pass}.json" > "$out/ab_${short}_pass${pass}.txt" 2>&1
-    done
-done
-pack
+python3 - > "$out/ab.jsonl" 2> "$out/ab.err" <<'PY'
+import json
 
-python3 - "$out" <<'EOF' > "$out/fold_limit.txt" 2>&1
-"""Rows of C = 1000 and 262147 with maxima around +-700 (and 0): both store paths, and the switch."""
-import sys
+from softmax_harness import bench, catalog
 
-import numpy as np
+STAGED = "staging/kernels"
+names = [v.name for v in catalog.variants(STAGED) if "onepass" in v.name]
+for op, family in (("log_softmax", "log_softmax"), ("scaled_softmax_bias", "scaled_bias"),
+                   ("scaled_softmax_mask", "scaled_mask"), ("scaled_softmax_causal", "scaled_causal")):
+    for dtype, suffix in (("float32", ""), ("bfloat16", "_bf16")):
+        for n_cols, size in ((32, 32), (128, 128), (500, 512), (1024, 1024), (4096, 4096), (16384, 16384)):
+            staged = f"{family}_onepass{suffix}_c{size}"
+            if staged not in names:
+                continue
+            rows = bench.fractions_of_copy([op, f"{staged}@{STAGED}"], [n_cols], dtype, op=op)
+            print(json.dumps(rows[0]), flush=True)
+PY
+echo "ab exit $?" >> "$out/ab.err"
 
-import softmax_harness
-from softmax_harness.properties import check
-from softmax_harness.subject import Subject
+variants=$(python3 -c "
+from softmax_harness import catalog
+print(' '.join(f'--variant={v.name}@staging/kernels' for v in catalog.variants('staging/kernels')))")
+timeout "${TESTS:-240}" python3 -m pytest -m gpu -q -p no:cacheprovider -n 15 --hypothesis-profile=ci \
+  --timeout 200 tests/test_kernels.py -k "adversarial_batches or lengths_around or misaligned_unlike" $variants \
+  > "$out/tests.txt" 2>&1
+echo "tests exit $?" >> "$out/tests.txt"
 
-failed = 0
-for short in ("f16", "bf16"):
-    v = softmax_harness.variant(f"split_row_smem_{short}@staging/kernels")
-    for n_cols in (1000, 262147):
-        peaks = np.r_[-760:-640:4, 0, 640:760:4]  # the switch is at |m| ~ 700
-        rng = np.random.default_rng(n_cols)
-        x = (peaks[:, None] + rng.standard_normal((peaks.size, n_cols)) * 3).astype(np.float32)
-        report = check(Subject.of(v), x, offset=1)
-        failed += not report.ok
-        print(v.ref, n_cols, "ok" if report.ok else report.failures,
-              f"max {report.max_bound_ratio:.3g} of the bound", flush=True)
-sys.exit(1 if failed else 0)
-EOF
-echo "fold_limit: exit $?" >> "$out/fold_limit.txt"
-pack
-
-tools/gpu-check --workers 8 --sanitize --test-timeout 200 --deadline "${DEADLINE:-240}" \
-    --out "$out/gpu_staged.json" \
-    $(for k in f16 bf16 f16_b512 bf16_b512; do echo "--variant=split_row_smem_${k}@staging/kernels"; done) \
-    > "$out/gpu_staged.txt" 2>&1
-pack
+if [ "${FULL:-0}" = 1 ]; then
+  tools/gpu-check --workers 15 --sanitize --test-timeout 200 --deadline "${DEADLINE:-400}" \
+    --out "$out/gpu_staged.json" $variants > "$out/gpu_staged.txt" 2>&1
+fi
+tail -3 "$out/tests.txt"
