@@ -7,9 +7,12 @@
 #include "include/math.cuh"
 #include "include/reduce.cuh"
 #include "include/state.cuh"
+#include "include/exp.cuh"
 #include "include/tile_sum.cuh"
 
 namespace sh {
+
+constexpr float LN2 = 0.6931471805599453f;
 
 template <class T>
 __device__ __forceinline__ float partial_max(const T* __restrict__ x, int n, int lane, int lanes) {
@@ -44,18 +47,24 @@ __device__ __forceinline__ void log_softmax_block_row(const T* __restrict__ x, T
 
 // A row of at most LANES * E elements a group of LANES lanes (several rows a block, or a row a
 // block), in registers (sh::RowTile): x read once, in 16-byte vectors; the maximum, the sum of
-// exp(x - m) (sh::tile_sum's order), and z written from the registers.
+// ex2((x - m) log2 e) (sh::chunk_sum's order; positions outside the row hold -inf and add 0), and
+// z written from the registers. Fast arithmetic (fast_math=true exp=ex2): one ex2.approx an
+// element, log d as lg2.approx(d) ln 2, kept at 0 or above (d >= 1: its largest term is
+// ex2(0) = 1 exactly) so that z <= 0 holds; a NaN d stays NaN.
 template <class T, int LANES, int E>
 __device__ __forceinline__ void log_softmax_tile_rows(const T* __restrict__ x, T* __restrict__ z, int n_rows,
                                                       int n_cols) {
+    using Tile = RowTile<T, LANES, E>;
     const RowSlot<LANES> slot(n_rows);
     const size_t row = slot.live ? slot.row : 0;
     const int n = slot.live ? n_cols : 0, lane = slot.lane;
-    RowTile<T, LANES, E> t;
+    Tile t;
     t.load(row_of(x, row, n_cols), n, lane);
     const float m = slot.reduce(Max(), t.max());
-    const float d = slot.reduce(Sum(), tile_sum(t, n, lane, [&](int i) { return expf(t.get(i) - m); }));
-    const float log_d = logf(d);
+    const ExpArgs<false> arg(m);
+    const float d = slot.reduce(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }));
+    float log_d = lg2(d) * LN2;
+    log_d = log_d < 0.0f ? 0.0f : log_d;
     if (slot.live) t.write(row_of(z, row, n_cols), n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
 }
 

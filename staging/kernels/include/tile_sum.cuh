@@ -1,21 +1,21 @@
-// A lane's part of a row's sum from its register tile: the terms of the tile positions inside the
-// row, each chunk's W terms summed as a tree, the chunks in one chain. The order the variants
-// declare with vector=W (the bound's chain: bounds.chain_length).
+// A lane's part of a row's sum from its register tile: each chunk's W terms summed as a tree, the
+// chunks in one chain. The order the variants declare with vector=W (the bound's chain:
+// bounds.chain_length).
 #pragma once
 
 #include "include/tile.cuh"
 
 namespace sh {
 
-template <class Tile, class Term>
-__device__ __forceinline__ float tile_sum(const Tile& tile, int n, int lane, Term term) {
-    constexpr int W = Tile::W;
+// Over every tile position: for terms that are exactly 0 outside the row (exp of -inf).
+template <int W, int CHUNKS, class Term>
+__device__ __forceinline__ float chunk_sum(Term term) {
     float s = 0.0f;
 #pragma unroll
-    for (int k = 0; k < Tile::CHUNKS; ++k) {
+    for (int k = 0; k < CHUNKS; ++k) {
         float t[W];
 #pragma unroll
-        for (int j = 0; j < W; ++j) t[j] = tile.inside(W * k + j, n, lane) ? term(W * k + j) : 0.0f;
+        for (int j = 0; j < W; ++j) t[j] = term(W * k + j);
 #pragma unroll
         for (int width = W / 2; width > 0; width /= 2) {
 #pragma unroll
@@ -24,6 +24,12 @@ __device__ __forceinline__ float tile_sum(const Tile& tile, int n, int lane, Ter
         s += t[0];
     }
     return s;
+}
+
+// Over the tile positions inside the row only.
+template <class Tile, class Term>
+__device__ __forceinline__ float tile_sum(const Tile& tile, int n, int lane, Term term) {
+    return chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return tile.inside(i, n, lane) ? term(i) : 0.0f; });
 }
 
 }  // namespace sh
