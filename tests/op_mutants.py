@@ -186,6 +186,19 @@ def lg2_approx_unclamped(x, out):
     _log_softmax(x.astype(F32), out, log=lg2_low)
 
 
+def ctl_log_softmax_tile_fast(x, out):
+    """The staged log_softmax tile's arithmetic: the sum in vector trees (8 lanes, 4-element
+    vectors), log d as lg2.approx(d) ln 2 at the low end of its error, kept at 0 or above."""
+    def lg2_low_kept(d):
+        low = ((np.log2(d).astype(F32) - F32(2.0**-23)) * F32(np.log(2.0))).astype(F32)
+        return np.where(low < 0, F32(0), low)  # a NaN d stays NaN
+
+    x32 = x.astype(F32)
+    with quiet():
+        d = group_vector_tree_sums(exps(x32, row_max(x32)))
+    _log_softmax(x32, out, d=d, log=lg2_low_kept)
+
+
 def full_mask_zero(x, out):
     """An all -inf row written as zeros, not NaN."""
     log_softmax_warp(x, out)
@@ -236,6 +249,8 @@ CONTROLS = {
     "bwd_half_f16": Model(backward_warp, "", **BACKWARD, dtype="float16"),
     "lsm_warp": Model(log_softmax_warp, "", **LOG),
     "lsm_sequential": Model(ctl_log_softmax_sequential, "", op="log_softmax"),
+    "lsm_tile_fast": Model(ctl_log_softmax_tile_fast, "", lanes=8, op="log_softmax", fast_math=True,
+                           vector=4),
     "lsm_half_bf16": Model(log_softmax_warp, "", **LOG, dtype="bfloat16"),
     "lsm_half_f16": Model(log_softmax_warp, "", **LOG, dtype="float16"),
 }
