@@ -8,11 +8,11 @@ A callable may declare what its bound depends on in an attribute::
     def my_softmax(x, out): ...
     my_softmax.__softmax_harness__ = {"algorithm": "online", "lanes": 32, "arrays": "torch"}
 
-Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_backward``),
-``arrays`` (``numpy``, ``cupy`` or
-``torch``), ``algorithm`` (``safe``, ``online``, ``naive``),
-``lanes`` (threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``),
-``fast_math``, ``exp`` and ``rounding`` (as in a kernel header), ``max_cols``. The stated defaults:
+Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_backward``,
+``scaled_softmax_bias``, ``scaled_softmax_mask``, ``scaled_softmax_causal``), ``arrays``
+(``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``), ``lanes``
+(threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``), ``fast_math``,
+``exp``, ``rounding`` and ``vector`` (as in a kernel header), ``max_cols``. The stated defaults:
 ``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
 sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
 input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:
@@ -32,7 +32,7 @@ from .subject import Subject
 
 ARRAYS = ("numpy", "cupy", "torch")
 DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding", "max_cols",
-            "name", "op"}
+            "name", "op", "vector"}
 
 
 class SubjectError(ValueError):
@@ -98,6 +98,9 @@ def _declared(fn, ref: str) -> dict:
                          ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
+    vector = declared.get("vector", 1)
+    if type(vector) is not int or not 1 <= vector <= 16 or vector & (vector - 1):
+        raise SubjectError(f"subject {ref!r}: vector={vector!r} is not a power of two from 1 to 16")
     return declared
 
 
@@ -202,4 +205,5 @@ def subject(ref: str) -> Subject:
         convention=declared.get("convention", "torch"), fast_math=bool(declared.get("fast_math", False)),
         exp=declared.get("exp", "shifted"), rounding=declared.get("rounding", "nearest"),
         dtype=declared.get("dtype", "float32"),
-        repro=f"--subject {ref}", max_cols=declared.get("max_cols"), op=op.name)
+        repro=f"--subject {ref}", max_cols=declared.get("max_cols"), op=op.name,
+        vector=declared.get("vector", 1))

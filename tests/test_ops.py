@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 
-from softmax_harness import ops
+from softmax_harness import bounds, ops
 from softmax_harness.ops.backward import backward_reference
 from softmax_harness.ops.log_softmax import log_softmax_reference
 from softmax_harness.properties import Subject, check, check_recipe
@@ -194,6 +194,16 @@ def one(y):
     return y
 
 one.__softmax_harness__ = {"op": "softmax_backward"}
+
+def tiled(y, dy, out):
+    backward(y, dy, out)
+
+tiled.__softmax_harness__ = {"op": "softmax_backward", "arrays": "numpy", "lanes": 8, "vector": 4}
+
+def odd(y, dy, out):
+    backward(y, dy, out)
+
+odd.__softmax_harness__ = {"op": "softmax_backward", "arrays": "numpy", "vector": 3}
 '''
 
 
@@ -209,6 +219,12 @@ def test_a_backward_callable_runs_the_properties_of_its_op(tmp_path, monkeypatch
     assert report.ok, report.failures
     with pytest.raises(callables.SubjectError, match=r"expected fn\(y, dy\) -> out or fn\(y, dy, out\)"):
         callables.subject("bwdmod:one")
+    # a tile that sums its vectors as trees says so, and its bound's chain follows
+    tiled = callables.subject("bwdmod:tiled")
+    assert tiled.vector == 4
+    assert tiled.chain(1000) == bounds.chain_length(1000, 8, 4) < bounds.chain_length(1000, 8)
+    with pytest.raises(callables.SubjectError, match="subject 'bwdmod:odd': vector=3 is not a power of two"):
+        callables.subject("bwdmod:odd")
 
 
 # ---- The fused forward: its reference, contract, inputs and properties.

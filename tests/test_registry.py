@@ -78,6 +78,8 @@ def test_split_row_stash_in_dynamic_shared_memory(tmp_path, monkeypatch):
     (GOOD.replace("warp-per-row", "split-row"), "tile= goes with geometry=split-row"),
     (GOOD.replace("warp-per-row", "split-row") + " tile=0", "tile=0 is out of range"),
     (GOOD + " exp=ex2", "exp= goes with fast_math=true"),
+    (GOOD + " vector=3", "vector=3 must be a power of two"),
+    (GOOD + " vector=32", "vector=32 is out of range"),
     (GOOD + " fast_math=true exp=exact", "exp='exact' is not one of ex2, shifted, folded"),
     # one extern "C" symbol has one signature: a list of types would be a promise nobody keeps
     (GOOD + " dtypes=float32,float16", "names 2 types: one kernel symbol takes one element type"),
