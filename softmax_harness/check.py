@@ -39,6 +39,7 @@ class Targets:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)  # reference -> the subject's name (its tally key)
     ops: dict[str, str] = field(default_factory=dict)  # reference -> the op it computes
+    refused: list[str] = field(default_factory=list)  # a line for each target that names no subject
 
 
 def _here(path: Path) -> str:
@@ -49,42 +50,51 @@ def _here(path: Path) -> str:
 
 
 def resolve(targets: list[str]) -> Targets:
-    """The subjects ``targets`` name; TargetError for one that names none."""
+    """The subjects ``targets`` name; a target that names none is refused with a line that says why
+    (``Targets.refused``), and the others are still taken."""
     found = Targets()
     for target in targets or [str(KERNELS_DIR)]:
-        path = Path(target)
-        if callables.is_callable_ref(target) and not path.exists():
-            try:
-                found_subject = callables.subject(target)
-                found.names[target], found.ops[target] = found_subject.name, found_subject.op
-            except callables.SubjectError as exc:
-                raise TargetError(str(exc)) from None
-            found.callables.append(target)
-        elif path.is_file() and path.suffix == ".cu":
-            try:
-                specs = parse_file(path)
-            except NoHeaderError:
-                raise TargetError(f"{target}: no '// @variant ...' header declares a kernel in it") from None
-            except HeaderError as exc:
-                raise TargetError(str(exc)) from None
-            for spec in specs:
-                ref = f"{spec.name}@{_here(path.parent)}"
-                found.kernels.append(ref)
-                found.names[ref], found.ops[ref] = spec.name, spec.op
-            found.files.append(path.resolve())
-        elif path.is_dir():
-            try:
-                variants = catalog.variants(path)
-            except (HeaderError, catalog.UnknownVariantError) as exc:
-                raise TargetError(str(exc)) from None
-            for v in variants:
-                found.kernels.append(f"{v.name}@{_here(path)}")
-                found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op
-            found.files += sorted({v.spec.path for v in variants})
-            found.skipped += catalog.skipped(path)
-        else:
-            raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")
+        try:
+            _resolve_one(target, found)
+        except TargetError as exc:
+            found.refused.append(str(exc))
     return found
+
+
+def _resolve_one(target: str, found: Targets) -> None:
+    """Add what ``target`` names to ``found``, or raise TargetError before adding anything."""
+    path = Path(target)
+    if callables.is_callable_ref(target) and not path.exists():
+        try:
+            found_subject = callables.subject(target)
+            found.names[target], found.ops[target] = found_subject.name, found_subject.op
+        except callables.SubjectError as exc:
+            raise TargetError(str(exc)) from None
+        found.callables.append(target)
+    elif path.is_file() and path.suffix == ".cu":
+        try:
+            specs = parse_file(path)
+        except NoHeaderError:
+            raise TargetError(f"{target}: no '// @variant ...' header declares a kernel in it") from None
+        except HeaderError as exc:
+            raise TargetError(str(exc)) from None
+        for spec in specs:
+            ref = f"{spec.name}@{_here(path.parent)}"
+            found.kernels.append(ref)
+            found.names[ref], found.ops[ref] = spec.name, spec.op
+        found.files.append(path.resolve())
+    elif path.is_dir():
+        try:
+            variants = catalog.variants(path)
+        except (HeaderError, catalog.UnknownVariantError) as exc:
+            raise TargetError(str(exc)) from None
+        for v in variants:
+            found.kernels.append(f"{v.name}@{_here(path)}")
+            found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op
+        found.files += sorted({v.spec.path for v in variants})
+        found.skipped += catalog.skipped(path)
+    else:
+        raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")
 
 
 def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
@@ -171,10 +181,10 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     from .run.children import run_resuming
 
     sys.path.insert(0, os.getcwd())  # module:function targets import from here, as under pytest
-    try:
-        found = resolve(targets)
-    except TargetError as exc:
-        print(f"softmax-harness check: {exc}", file=sys.stderr)
+    found = resolve(targets)
+    for message in found.refused:
+        print(f"softmax-harness check: {message}", file=sys.stderr)
+    if found.refused and not (found.callables or found.kernels):
         return 2
     folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -229,5 +239,9 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     for message in messages:
         print("\n" + message)
     print(f"\nrun folder: {folder}")
+    if found.refused:
+        print(f"{len(found.refused)} target{'s' if len(found.refused) > 1 else ''} refused (above); "
+              + ("the rest passed" if ok else "some checks failed"))
+        return 2
     print("all checks passed" if ok else "some checks failed")
     return 0 if ok else 1

@@ -1,6 +1,7 @@
 """``softmax-harness check`` and the plugin on a project of someone else's, without a GPU: the
 kernel compiled offline, callables through the battery, a planted defect named by the property
-that catches it, a repro line that replays it, one line and exit 2 for every bad target."""
+that catches it, a repro line that replays it, one line for every bad target (and exit 2, the
+rest still checked)."""
 
 from __future__ import annotations
 
@@ -109,6 +110,16 @@ def test_a_bad_target_exits_2_with_one_line(tmp_path, target, problem):
     done = check(where, target)
     assert done.returncode == 2 and problem in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_bad_target_beside_good_ones_is_refused_and_the_rest_still_run(tmp_path):
+    done = check(project(tmp_path), "usermod:three", "usermod:good", "nomod:f", "--select", "classic",
+                 "--profile", "ci")
+    assert done.returncode == 2, done.stdout + done.stderr
+    refused = done.stderr.strip().splitlines()
+    assert len(refused) == 2 and "Traceback" not in done.stderr
+    assert "usermod:three" in refused[0] and "module 'nomod' does not import" in refused[1]
+    assert "usermod:good" in done.stdout and "2 targets refused (above); the rest passed" in done.stdout
 
 
 @pytest.mark.skipif(not os.environ.get("SOFTMAX_HARNESS_WHEEL_TEST"),
