@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,10 @@ STAGING = Path(__file__).resolve().parent.parent / "staging" / "kernels"  # meas
 SPECS = [v.spec for v in softmax_harness.variants() + softmax_harness.known_bad()] + (
     softmax_harness.registry.discover(STAGING) if STAGING.is_dir() else [])
 FILES = sorted({spec.path for spec in SPECS})
+# NVRTC's output does not depend on the Python that drives it: tox compiles every file in one
+# environment and, in the others, one file, to show that the bindings work there.
+if os.environ.get("SOFTMAX_HARNESS_COMPILE") == "one":
+    FILES = FILES[:1]
 
 
 def _id(path: Path) -> str:
