@@ -7,12 +7,26 @@
 #      stopped after $TESTS seconds (default 240);
 #   3. with FULL=1, every variant test and the four sanitizers on them (tools/gpu-check, stopped
 #      after $DEADLINE seconds, default 400: the rest is recorded as not run).
+#   0. with SHAPES=1 first, the staged shapes of the 16-bit backward tiles beside kernels/'s at
+#      C = 32, 128 and 16384 (shapes_*.json).
 # Results under ${OUT:-/tmp/staged}. It changes nothing in the tree.
 set -u
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/staged}
 mkdir -p "$out"
 export PYTHONPATH=.
+
+if [ "${SHAPES:-0}" = 1 ]; then
+  for dtype in bfloat16 float16; do
+    short=${dtype/bfloat16/bf16}; short=${short/float16/f16}
+    for c in 32 128 16384; do
+      python3 -m softmax_harness measure "backward_onepass_${short}_c${c}" \
+        $(python3 -c "from softmax_harness import catalog; print(' '.join(v.name + '@staging/kernels' for v in catalog.variants('staging/kernels') if v.name.startswith('backward_onepass_${short}_c${c}_')))") \
+        softmax_backward --op softmax_backward --dtype "$dtype" --cols "$c" --json "$out/shapes_${short}_${c}.json" \
+        >> "$out/shapes.txt" 2>&1
+    done
+  done
+fi
 
 python3 - > "$out/ab.jsonl" 2> "$out/ab.err" <<'PY'
 import json
