@@ -136,6 +136,21 @@ def test_output_misaligned_unlike_the_input(subject, offset, out_offset):
                                                   out_offset=out_offset))
 
 
+def test_inputs_misaligned_unlike_each_other(subject):
+    """A kernel of two array inputs (y and dy, x and a bias or a mask) that moves them in aligned
+    vectors may not assume that the second row is misaligned as the first (its loads would
+    fault, or read the row shifted)."""
+    if len(subject.operation.arrays) < 2:
+        pytest.skip(f"{subject.op} takes one array")
+    sizes = {1000, 4097}
+    if subject.max_cols:
+        sizes.add(subject.max_cols - 7)
+    for offset, skew in ((0, 1), (1, 2), (3, 1)):
+        for n_cols in sorted(c for c in sizes if c >= 1 and subject.supports(c)):
+            holds_every_property(subject, BatchRecipe(n_cols, MIXED, n_rows=len(MIXED), offset=offset,
+                                                      skew=skew))
+
+
 @pytest.mark.parametrize("n_rows,n_cols", [(2_000_000, 3), (1_100_000, 33)])
 def test_millions_of_rows(subject, n_rows, n_cols):
     holds_every_property(subject, BatchRecipe(n_cols, MIXED, n_rows=n_rows))

@@ -22,24 +22,29 @@ def bits(xp, a):
 
 
 class Buffers:
-    """The inputs and the output of one launch: every input at the first misalignment (in
-    elements) from the allocation's alignment, the output at the second."""
+    """The inputs and the output of one launch: the first input at the first misalignment (in
+    elements) from the allocation's alignment, the output at the second; with a third, each later
+    array input that many elements further than the one before it."""
 
-    def __init__(self, xp, inputs, offsets: tuple[int, int]):
+    def __init__(self, xp, inputs, offsets: tuple[int, ...]):
         inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
         first = inputs[0]
         n = first.size
         fmt = dtypes.of(first.dtype)
         self.xp, self.shape, self.offsets, self.n = xp, first.shape, offsets, n
         self.poison = fmt.uint(fmt.poison)
+        skew = offsets[2] if len(offsets) > 2 else 0
         self.srcs = []  # each array input in its guarded buffer; a scalar input as it is
+        self.in_offsets = []  # each array input's misalignment
         for host in inputs:
             if np.ndim(host) == 0:
                 self.srcs.append(host)
                 continue
-            src = np.full(2 * GUARD + offsets[0] + n, fmt.guard, host.dtype)
-            src[GUARD + offsets[0]:GUARD + offsets[0] + n] = host.ravel()
+            at = offsets[0] + skew * len(self.in_offsets)
+            src = np.full(2 * GUARD + at + n, fmt.guard, host.dtype)
+            src[GUARD + at:GUARD + at + n] = host.ravel()
             self.srcs.append(xp.asarray(src))
+            self.in_offsets.append(at)
         self.arrays = [src for src in self.srcs if np.ndim(src)]
         self.src_bits = [bits(xp, src.copy()) for src in self.arrays]
         self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(first.dtype)
@@ -50,7 +55,8 @@ class Buffers:
 
     @property
     def inputs(self) -> tuple:
-        return tuple(self.view(src, self.offsets[0]) if np.ndim(src) else src for src in self.srcs)
+        at = iter(self.in_offsets)
+        return tuple(self.view(src, next(at)) if np.ndim(src) else src for src in self.srcs)
 
     @property
     def y(self):
@@ -72,7 +78,7 @@ class Buffers:
         return all(bool(xp.all(bits(xp, src) == was)) for src, was in pairs)
 
 
-def launch(subject, inputs, offsets: tuple[int, int]) -> Buffers:
+def launch(subject, inputs, offsets: tuple[int, ...]) -> Buffers:
     """Run ``subject`` once on ``inputs`` (host arrays already in its element type; one array for
     an op of one input) in fresh buffers."""
     buffers = Buffers(subject.xp, inputs, offsets)

@@ -2,7 +2,7 @@
 
     softmax-harness check [TARGET...] [--sanitize] [--profile dev]   (a .cu file, a folder, module:function)
     softmax-harness list [--root DIR]
-    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K]   (GPU)
+    softmax-harness repro VARIANT --recipe JSON | --npy FILE [--offset K] [--out-offset K] [--skew K]   (GPU)
     softmax-harness report [RUN.json] [--out reports/]
     softmax-harness measure KERNEL... --cols C... [--dtype float16] [--json FILE]   (GPU)
 
@@ -66,11 +66,13 @@ def _repro(args) -> int:
         fields = json.loads(args.recipe)
         fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
         recipe = BatchRecipe(**fields)
-        x, offset, out_offset = build_batch(recipe), recipe.offset, recipe.out_offset
+        x, offset, out_offset, skew = build_batch(recipe), recipe.offset, recipe.out_offset, recipe.skew
     else:
-        recipe, x, offset, out_offset = None, _load_inputs(args.npy, subject), args.offset, args.out_offset
-    report = check(subject, x, offset=offset, out_offset=out_offset, recipe=recipe)
-    offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}")
+        recipe, x = None, _load_inputs(args.npy, subject)
+        offset, out_offset, skew = args.offset, args.out_offset, args.skew
+    report = check(subject, x, offset=offset, out_offset=out_offset, skew=skew, recipe=recipe)
+    offsets = f"offset {offset}" + ("" if out_offset is None else f", out offset {out_offset}") + \
+        (f", skew {skew}" if skew else "")
     print(f"{subject.name}: {report.shape[0]}x{report.shape[1]} batch, {offsets}: "
           f"max error {report.max_ulps:.3g} ulps, {report.max_bound_ratio:.3g} of the bound")
     for message in report.failures.values():
@@ -141,6 +143,8 @@ def main(argv=None) -> int:
     repro.add_argument("--offset", type=int, default=0, help="misalignment in elements (with --npy)")
     repro.add_argument("--out-offset", type=int, default=None,
                        help="the output's misalignment, if not the input's (with --npy)")
+    repro.add_argument("--skew", type=int, default=0,
+                       help="each later input this many elements further misaligned (with --npy)")
     repro.set_defaults(run=_repro)
     add_report(sub)
     measure = sub.add_parser("measure", help="fraction of copy bandwidth of kernels at given row "

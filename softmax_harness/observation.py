@@ -44,7 +44,7 @@ class Observation:
     subject: Subject
     fmt: dtypes.Format
     inputs_host: tuple  # the inputs in the subject's element type
-    offsets: tuple[int, int]
+    offsets: tuple[int, ...]  # the inputs', the output's and the skew between inputs (buffers)
     first: Buffers  # the launch
     inputs: tuple  # the inputs as given, exactly, in float32 (on the subject's device)
     ref: object  # float64 reference
@@ -88,7 +88,7 @@ class Observation:
         return launch(self.subject, inputs, self.offsets)
 
 
-def observe(subject: Subject, inputs: tuple, offsets: tuple[int, int]) -> Observation:
+def observe(subject: Subject, inputs: tuple, offsets: tuple[int, ...]) -> Observation:
     """Launch ``subject`` once on ``inputs`` (host arrays in its element type) and compute what it
     is judged by."""
     inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)

@@ -87,7 +87,8 @@ def all_written(o: Observation) -> Finding | None:
 def no_write_outside(o: Observation) -> Finding | None:
     if o.first.guards_intact():
         return None
-    return Finding(f"a guard zone of {GUARD} elements around the output was written (offsets {o.offsets})")
+    return Finding(f"a guard zone of {GUARD} elements around the output was written "
+                   f"(offsets {o.offsets[:2]})")
 
 
 def input_unchanged(o: Observation) -> Finding | None:
@@ -196,7 +197,7 @@ def set_repro_dir(path) -> None:
     REPRO_DIR[0] = Path(path)
 
 
-def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, int]) -> str:
+def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, ...]) -> str:
     name = subject.repro or subject.name
     if recipe is not None:
         text = json.dumps(asdict(recipe), separators=(",", ":"))
@@ -213,7 +214,8 @@ def _repro_line(subject: Subject, inputs: tuple, recipe, offsets: tuple[int, int
         path = folder / f"input-{digest}.npz"
         np.savez(path, **dict(zip(subject.operation.inputs, data, strict=True)))
     out = f" --out-offset {offsets[1]}" if offsets[1] != offsets[0] else ""
-    return f"python -m softmax_harness repro {name} --npy {path} --offset {offsets[0]}{out}"
+    skew = f" --skew {offsets[2]}" if len(offsets) > 2 and offsets[2] else ""
+    return f"python -m softmax_harness repro {name} --npy {path} --offset {offsets[0]}{out}{skew}"
 
 
 def _errors(o: Observation, report: Report) -> None:
@@ -229,13 +231,14 @@ def _errors(o: Observation, report: Report) -> None:
         report.max_bound_ratio = float(xp.max(xp.where(ok, o.err / o.bound, 0.0)))
 
 
-def check(subject: Subject, x_host, *, offset: int = 0, out_offset: int | None = None,
+def check(subject: Subject, x_host, *, offset: int = 0, out_offset: int | None = None, skew: int = 0,
           recipe=None, properties=None) -> Report:
     """Launch ``subject`` on ``x_host`` and evaluate ``properties`` (default: all of its op's).
     ``x_host`` is an (N, C) array of logits, from which the op makes its inputs (a backward's y
     is their softmax, its dy the recipe's), or a tuple of the op's inputs; each is cast to the
-    subject's dtype. The inputs start ``offset`` elements past an aligned address, the output
-    ``out_offset`` (default: ``offset``)."""
+    subject's dtype. The inputs start ``offset`` elements past an aligned address (each later
+    array input ``skew`` elements further than the one before), the output ``out_offset``
+    (default: ``offset``)."""
     started = time.perf_counter()
     op = subject.operation
     fmt = dtypes.of(subject.dtype)
@@ -243,7 +246,7 @@ def check(subject: Subject, x_host, *, offset: int = 0, out_offset: int | None =
         x_host = op.build(np.asarray(x_host, dtype=np.float32), recipe, subject.convention)
     inputs = tuple(as_format(a, fmt) for a in x_host)
     report = Report(subject.name, inputs[0].shape, offset, out_offset)
-    offsets = (offset, offset if out_offset is None else out_offset)
+    offsets = (offset, offset if out_offset is None else out_offset, skew)
     wanted = op.properties if properties is None else properties
     repro = None  # written (with a saved input, where needed) only when something fails
     try:
@@ -272,4 +275,4 @@ def check_recipe(subject: Subject, recipe, **kwargs) -> Report:
     from .strategies import build_batch
 
     return check(subject, build_batch(recipe), offset=recipe.offset, out_offset=recipe.out_offset,
-                 recipe=recipe, **kwargs)
+                 skew=recipe.skew, recipe=recipe, **kwargs)

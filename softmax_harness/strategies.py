@@ -81,8 +81,9 @@ class RowRecipe:
 class BatchRecipe:
     """A 2-d batch: ``n_rows`` rows of ``n_cols``, cycling through ``rows``; ``offset``
     is the misalignment (in elements) of the input base pointers, ``out_offset`` that of the
-    output (None: the same as the input's); ``grad`` the kind of incoming gradient an op with a
-    ``dy`` input gets (:func:`build_grad`)."""
+    output (None: the same as the input's), ``skew`` how many elements further each array input
+    starts than the one before it (inputs misaligned unlike each other); ``grad`` the kind of
+    incoming gradient an op with a ``dy`` input gets (:func:`build_grad`)."""
 
     n_cols: int
     rows: tuple[RowRecipe, ...] = (RowRecipe(),)
@@ -92,6 +93,7 @@ class BatchRecipe:
     grad: str = "randn"   # the incoming gradient's kind (GRAD_KINDS), for the backward ops
     bias: str = "randn"   # the additive bias's kind (BIAS_KINDS), for scaled_softmax_bias
     scale: float = 1.0    # the fused forward's scale (SCALES)
+    skew: int = 0         # each later array input starts this many elements further
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -312,9 +314,12 @@ def batches(draw, lens=None, rows=None, *, max_kinds: int = 24, max_elements: in
     bias, scale = "randn", 1.0
     if fused:
         bias, scale = draw(st.sampled_from(BIAS_KINDS)), draw(st.sampled_from(SCALES))
+    skew = 0  # ops of two array inputs: the second misaligned unlike the first, at times
+    if (grads or fused) and not aligned_only:
+        skew = draw(st.sampled_from([0, 0, 0, 1, 2, 3]))
     return BatchRecipe(n_cols=n_cols, rows=tuple(kinds[:n_rows]), n_rows=n_rows, offset=offset,
                        out_offset=None if out_offset == offset else out_offset, grad=grad, bias=bias,
-                       scale=scale)
+                       scale=scale, skew=skew)
 
 
 #: The classic failures of the seed posts' online kernels, pinned as examples.

@@ -129,6 +129,23 @@ def nan_gradient_zeroed(y, dy, out):
     _backward(y, np.where(np.isnan(dy.astype(F32)), F32(0), dy.astype(F32)), out)
 
 
+def _misalignment(a) -> int:
+    """How many elements ``a`` starts past a 16-byte boundary."""
+    return (a.__array_interface__["data"][0] // a.itemsize) % (16 // a.itemsize)
+
+
+def dy_at_y_alignment(y, dy, out):
+    """dy read in vectors lined up by y's misalignment (a register tile that takes one shift for
+    both rows): where the two rows start unlike each other, dy comes shifted by the difference,
+    its guard zone's values at one end. Only inputs misaligned unlike each other show it."""
+    lag = _misalignment(dy) - _misalignment(y)
+    if lag:
+        base = dy.base if dy.base is not None else dy  # the guarded buffer the harness made
+        start = (dy.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // dy.itemsize
+        dy = base.ravel()[start - lag:start - lag + dy.size].reshape(dy.shape)
+    _backward(y, dy, out)
+
+
 # ---- log_softmax: z = (x - m) - log(sum exp(x - m)).
 
 def _log_softmax(x, out, d=None, log=np.log):
@@ -231,6 +248,7 @@ MUTANTS = {
     "bwd_dot_skips_last": Model(dot_skips_last, "sums_to_zero", **BACKWARD),
     "bwd_first_row_dot": Model(first_row_dot, "rows_independent", **BACKWARD),
     "bwd_nan_gradient_zeroed": Model(nan_gradient_zeroed, N, **BACKWARD),
+    "bwd_dy_at_y_alignment": Model(dy_at_y_alignment, M, **BACKWARD),
     "lsm_log_of_softmax": Model(log_of_softmax, M, **LOG),
     "lsm_no_max": Model(log_sum_exp_no_max, M, **LOG),
     "lsm_folded": Model(lse_folded, M, **LOG),

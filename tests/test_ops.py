@@ -137,6 +137,15 @@ def test_nonpositive_catches_a_log_a_hair_low_that_the_bound_allows():
     assert list(failures) == ["nonpositive"], failures
 
 
+def test_only_inputs_misaligned_unlike_each_other_show_a_kernel_that_lines_dy_up_by_y():
+    subject = _model("bwd_dy_at_y_alignment")
+    recipe = BatchRecipe(n_cols=1000, rows=(RowRecipe(),), n_rows=8, offset=1)
+    assert check_recipe(subject, recipe).ok  # alike: every property holds
+    report = check_recipe(subject, BatchRecipe(n_cols=1000, rows=(RowRecipe(),), n_rows=8, offset=1, skew=1))
+    assert "matches_reference" in report.failures and "--recipe" in report.failures["matches_reference"]
+    assert '"skew":1' in report.failures["matches_reference"]  # the repro replays the skew
+
+
 def test_the_nonfinite_contract_wants_a_masked_nan_gradient_to_poison_its_row():
     y = rows([0.0, 0.5, 0.5])
     dy = rows([NAN, 1.0, 2.0])
