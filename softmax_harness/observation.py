@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import dtypes
+from . import bounds, dtypes
 from .buffers import Buffers, launch
 from .findings import Finding, first_true
 from .subject import Subject
@@ -81,6 +81,18 @@ class Observation:
         """A second launch on the same inputs (``deterministic`` compares it; ``rows_independent``
         judges only a kernel that repeats itself)."""
         return self.again()
+
+    @functools.cached_property
+    def ref_flushed(self):
+        """The reference on the inputs with float32 subnormals read as 0, as a kernel compiled
+        with flush-to-zero (CuPy's default) reads them; None where no input holds one."""
+        xp = self.xp
+        arrays = [a for a in self.inputs if getattr(a, "ndim", 0) and a.dtype.kind == "f"]
+        if not any(bool(((a != 0) & (xp.abs(a) < bounds.FLT_TINY)).any()) for a in arrays):
+            return None
+        flushed = tuple(xp.where(xp.abs(a) < bounds.FLT_TINY, xp.zeros_like(a), a)
+                        if getattr(a, "ndim", 0) and a.dtype.kind == "f" else a for a in self.inputs)
+        return self.subject.operation.reference(flushed, self.subject.convention)
 
     def again(self, inputs: tuple | None = None) -> Buffers:
         """Another launch, on ``inputs`` (float32, cast here) or the same inputs."""

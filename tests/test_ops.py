@@ -146,6 +146,33 @@ def test_only_inputs_misaligned_unlike_each_other_show_a_kernel_that_lines_dy_up
     assert '"skew":1' in report.failures["matches_reference"]  # the repro replays the skew
 
 
+def test_a_flushed_subnormal_y_may_turn_an_infinite_gradient_into_nan():
+    """y subnormal beside dy = +inf: the reference's s is +inf and dx is -inf; a kernel compiled with
+    flush-to-zero (CuPy's default) reads y as 0, so 0 * inf makes s, and the row, NaN. Either is
+    right; the same NaN without a subnormal y is not."""
+    y = np.array([[1e-40, 3e-40, 1.0 - 4e-40]], np.float32)
+    dy = np.array([[np.inf, 0.5, -0.25]], np.float32)
+
+    def flushing(y, dy, out):
+        y0 = np.where(np.abs(y) < 2.0**-126, np.float32(0), y)
+        with np.errstate(invalid="ignore"):
+            out[...] = y0 * (dy - (y0 * dy).sum(axis=1, keepdims=True))
+
+    subject = Subject("flushing", flushing, op="softmax_backward")
+    assert "nonfinite_contract" not in check(subject, (y, dy)).failures
+    # the same NaN row where y holds no subnormal: the reference's -inf must be there
+    normal = np.array([[1e-30, 3e-30, 1.0 - 4e-30]], np.float32)
+    assert np.isneginf(backward_reference(normal.astype(np.float64), dy.astype(np.float64))[0, 1:]).all()
+
+    def nan_row(y, dy, out):
+        out[...] = np.nan
+
+    assert "nonfinite_contract" not in check(Subject("nan_row", nan_row, op="softmax_backward"), (y, dy),
+                                             properties=("nonfinite_contract",)).failures
+    assert "nonfinite_contract" in check(Subject("nan_row", nan_row, op="softmax_backward"), (normal, dy),
+                                         properties=("nonfinite_contract",)).failures
+
+
 def test_the_nonfinite_contract_wants_a_masked_nan_gradient_to_poison_its_row():
     y = rows([0.0, 0.5, 0.5])
     dy = rows([NAN, 1.0, 2.0])
