@@ -7,8 +7,9 @@
 #      stopped after $TESTS seconds (default 240);
 #   3. with FULL=1, every variant test and the four sanitizers on them (tools/gpu-check, stopped
 #      after $DEADLINE seconds, default 400: the rest is recorded as not run).
-#   0. with SHAPES=1 first, the staged shapes of the 16-bit backward tiles beside kernels/'s at
-#      C = 32, 128 and 16384 (shapes_*.json).
+#   0. with BACKWARD=1 first, the staged shapes of the 16-bit backward tiles beside kernels/'s at
+#      C = 32, 128 and 16384 (shapes_*.json), and the staged cluster backward beside the dispatched
+#      backward at C = 32768 ... 131072 (cluster_*.json).
 # Results under ${OUT:-/tmp/staged}. It changes nothing in the tree.
 set -u
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ out=${OUT:-/tmp/staged}
 mkdir -p "$out"
 export PYTHONPATH=.
 
-if [ "${SHAPES:-0}" = 1 ]; then
+if [ "${BACKWARD:-0}" = 1 ]; then
   for dtype in bfloat16 float16; do
     short=${dtype/bfloat16/bf16}; short=${short/float16/f16}
     for c in 32 128 16384; do
@@ -25,6 +26,15 @@ if [ "${SHAPES:-0}" = 1 ]; then
         softmax_backward --op softmax_backward --dtype "$dtype" --cols "$c" --json "$out/shapes_${short}_${c}.json" \
         >> "$out/shapes.txt" 2>&1
     done
+  done
+  python3 -m softmax_harness measure backward_cluster_c65536@staging/kernels \
+    backward_cluster_c131072@staging/kernels softmax_backward torch --op softmax_backward --dtype float32 \
+    --cols 32768 65535 65536 131072 --json "$out/cluster_f32.json" >> "$out/shapes.txt" 2>&1
+  for short in f16 bf16; do
+    dtype=${short/bf16/bfloat16}; dtype=${dtype/f16/float16}
+    python3 -m softmax_harness measure "backward_cluster_${short}_c131072@staging/kernels" softmax_backward torch \
+      --op softmax_backward --dtype "$dtype" --cols 65535 65536 131072 --json "$out/cluster_${short}.json" \
+      >> "$out/shapes.txt" 2>&1
   done
 fi
 

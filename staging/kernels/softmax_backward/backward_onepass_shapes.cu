@@ -2,7 +2,7 @@
 // kernels/'s lag Quack's in run 0020: C = 32 (4 lanes of 8: 0.93 of copy, Quack 0.98-0.99), 128
 // (8 lanes of 16: 0.85, Quack 1.04) and 16384 (512 threads of 32: 0.93, Quack 0.97-0.98). More
 // bytes in flight a lane (2 lanes of 16, 4 of 32) for the short rows; 1024 threads of 16 and 256
-// of 64 for 16384. STAGED: compiled offline only; `SHAPES=1 bash staging/check.sh` measures them
+// of 64 for 16384. STAGED: compiled offline only; `BACKWARD=1 bash staging/check.sh` measures them
 // beside kernels/'s.
 //
 // @variant name=backward_onepass_f16_c32_l2 op=softmax_backward kernel=backward_onepass_f16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 dtypes=float16
