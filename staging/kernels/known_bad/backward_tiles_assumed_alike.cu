@@ -9,34 +9,18 @@
 // @variant name=bad_backward_tiles_assumed_alike op=softmax_backward kernel=bad_backward_tiles_assumed_alike algorithm=safe geometry=block-per-row threads=128 max_cols=1024 vector=4 catches=matches_reference defect="y's and dy's rows taken as misaligned alike"
 #include "softmax.cuh"
 #include "include/backward.cuh"
+#include "include/tile_sum.cuh"
 
 extern "C" __global__ void __launch_bounds__(128) bad_backward_tiles_assumed_alike(
     const float* __restrict__ y, const float* __restrict__ dy, float* __restrict__ dx, int n_rows, int n_cols) {
-    using Tile = sh::RowTile<float, 128, 8>;
-    constexpr int W = Tile::W;
     const sh::RowSlot<128> slot(n_rows);
     const size_t row = slot.live ? slot.row : 0;
     const int n = slot.live ? n_cols : 0, lane = slot.lane;
-    Tile ta, tb;
+    sh::RowTile<float, 128, 8> ta, tb;
     ta.load(sh::row_of(y, row, n_cols), n, lane);  // the defect: no check that the shifts agree
     tb.load(sh::row_of(dy, row, n_cols), n, lane);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < Tile::CHUNKS; ++k) {
-        float t[W];
-#pragma unroll
-        for (int j = 0; j < W; ++j) {
-            const int i = W * k + j;
-            t[j] = ta.inside(i, n, lane) ? sh::SoftmaxGrad::add(0.0f, ta.get(i), tb.get(i)) : 0.0f;
-        }
-#pragma unroll
-        for (int width = W / 2; width > 0; width /= 2) {
-#pragma unroll
-            for (int j = 0; j < width; ++j) t[j] += t[j + width];
-        }
-        s += t[0];
-    }
-    s = slot.reduce(sh::Sum(), s);
+    const float s = slot.reduce(sh::Sum(), sh::tile_sum(ta, n, lane, [&](int i) {
+        return sh::SoftmaxGrad::add(0.0f, ta.get(i), tb.get(i)); }));
     if (slot.live)
         ta.write(sh::row_of(dx, row, n_cols), n, lane, [&](int i) { return sh::SoftmaxGrad::out(ta.get(i), tb.get(i), s); });
 }

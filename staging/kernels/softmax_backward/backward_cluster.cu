@@ -15,6 +15,8 @@
 // @variant name=backward_cluster_bf16_c131072 op=softmax_backward kernel=backward_cluster_bf16_c131072 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=131072 min_sm=90 vector=8 dtypes=bfloat16
 #include "softmax.cuh"
 #include "include/backward.cuh"
+#include "include/cluster.cuh"
+#include "include/tile_sum.cuh"
 
 namespace {
 
@@ -26,8 +28,7 @@ __device__ __forceinline__ void grad_cluster_row(const T* __restrict__ a, const 
     constexpr int W = Tile::W;
     __shared__ float scratch[32];
     __shared__ float published;
-    unsigned rank;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    const unsigned rank = sh::cluster_rank();
     const size_t row = blockIdx.x / CLUSTER;
     // whole vectors a slice, so that every slice of a row is misaligned as the row is
     const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
@@ -39,55 +40,28 @@ __device__ __forceinline__ void grad_cluster_row(const T* __restrict__ a, const 
     Tile ta, tb;
     ta.load(ar, n, lane, alike);
     tb.load(br, n, lane, alike);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < Tile::CHUNKS; ++k) {
-        float t[W];
-#pragma unroll
-        for (int j = 0; j < W; ++j) {
-            const int i = W * k + j;
-            t[j] = ta.inside(i, n, lane) ? G::add(0.0f, ta.get(i), tb.get(i)) : 0.0f;
-        }
-#pragma unroll
-        for (int width = W / 2; width > 0; width /= 2) {
-#pragma unroll
-            for (int j = 0; j < width; ++j) t[j] += t[j + width];
-        }
-        s += t[0];
-    }
-    s = sh::block_reduce(sh::Sum(), s, scratch);
+    const float s = sh::block_reduce(
+        sh::Sum(), sh::tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); }), scratch);
     if (threadIdx.x == 0) published = s;
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" : : : "memory");
+    sh::cluster_sync();
     float part[CLUSTER];
-    const unsigned local = static_cast<unsigned>(__cvta_generic_to_shared(&published));
 #pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) {
-        unsigned remote;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(r));
-        asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(part[r]) : "r"(remote) : "memory");
-    }
+    for (int r = 0; r < CLUSTER; ++r) part[r] = sh::cluster_load(&published, r);
 #pragma unroll
     for (int width = CLUSTER / 2; width > 0; width /= 2) {
 #pragma unroll
         for (int r = 0; r < width; ++r) part[r] += part[r + width];
     }
-    // Done with the others' sums: they may leave once every block has said so.
-    asm volatile("barrier.cluster.arrive.release.aligned;" : : : "memory");
+    sh::cluster_arrive();  // done with the others' sums: they may leave once every block has said so
     const float all = part[0];
     ta.write(sh::row_of(dx, row, n_cols) + start, n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), all); });
-    asm volatile("barrier.cluster.wait.acquire.aligned;" : : : "memory");
+    sh::cluster_wait();
 #else
     __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
 #endif
 }
 
 }  // namespace
-
-#if __CUDA_ARCH__ >= 900
-#define SH_CLUSTER_DIMS(N) __cluster_dims__(N, 1, 1)
-#else
-#define SH_CLUSTER_DIMS(N)
-#endif
 
 #define GRAD_CLUSTER(NAME, G, T, CLUSTER, THREADS, E)                                                   \
     extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS) NAME(GRAD_KERNEL_ARGS(T)) { \

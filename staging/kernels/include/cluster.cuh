@@ -1,0 +1,40 @@
+// Thread-block clusters (sm_90): the block's rank, the cluster's barrier, and reading a value of
+// another block's shared memory (distributed shared memory). The forward's cluster kernel
+// (kernels/online_onepass_cluster.cu) writes the same instructions inline; it should take these
+// when this header moves to kernels/include/.
+#pragma once
+
+namespace sh {
+
+#if __CUDA_ARCH__ >= 900
+__device__ __forceinline__ unsigned cluster_rank() {
+    unsigned rank;
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+    return rank;
+}
+// Every block's writes to its shared memory before this are seen by every block after it.
+__device__ __forceinline__ void cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" : : : "memory");
+}
+// Split in two: arrive once done reading the others' shared memory, wait before leaving (a
+// block's shared memory must outlive the others' reads of it).
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;" : : : "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" : : : "memory"); }
+// The float at `local` (in this block's shared memory) of the cluster's block of rank r.
+__device__ __forceinline__ float cluster_load(const float* local, unsigned r) {
+    const unsigned here = static_cast<unsigned>(__cvta_generic_to_shared(local));
+    unsigned remote;
+    float v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(here), "r"(r));
+    asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
+    return v;
+}
+#endif
+
+}  // namespace sh
+
+#if __CUDA_ARCH__ >= 900
+#define SH_CLUSTER_DIMS(N) __cluster_dims__(N, 1, 1)
+#else
+#define SH_CLUSTER_DIMS(N)
+#endif
