@@ -30,11 +30,17 @@ if [ "${BACKWARD:-0}" = 1 ]; then
   python3 -m softmax_harness measure backward_cluster_c65536@staging/kernels \
     backward_cluster_c131072@staging/kernels softmax_backward torch --op softmax_backward --dtype float32 \
     --cols 32768 65535 65536 131072 --json "$out/cluster_f32.json" >> "$out/shapes.txt" 2>&1
+  python3 -m softmax_harness measure log_softmax_backward_cluster_c65536@staging/kernels \
+    log_softmax_backward_cluster_c131072@staging/kernels log_softmax_backward torch --op log_softmax_backward \
+    --dtype float32 --cols 32768 65535 65536 131072 --json "$out/cluster_log_f32.json" >> "$out/shapes.txt" 2>&1
   for short in f16 bf16; do
     dtype=${short/bf16/bfloat16}; dtype=${dtype/f16/float16}
-    python3 -m softmax_harness measure "backward_cluster_${short}_c131072@staging/kernels" softmax_backward torch \
-      --op softmax_backward --dtype "$dtype" --cols 65535 65536 131072 --json "$out/cluster_${short}.json" \
-      >> "$out/shapes.txt" 2>&1
+    for op in softmax_backward log_softmax_backward; do
+      family=$op; [ "$op" = softmax_backward ] && family=backward
+      python3 -m softmax_harness measure "${family}_cluster_${short}_c131072@staging/kernels" "$op" torch \
+        --op "$op" --dtype "$dtype" --cols 65535 65536 131072 --json "$out/cluster_${op}_${short}.json" \
+        >> "$out/shapes.txt" 2>&1
+    done
   done
 fi
 
