@@ -87,11 +87,17 @@ class Observation:
         """The reference on the inputs with float32 subnormals read as 0, as a kernel compiled
         with flush-to-zero (CuPy's default) reads them; None where no input holds one."""
         xp = self.xp
-        arrays = [a for a in self.inputs if getattr(a, "ndim", 0) and a.dtype.kind == "f"]
-        if not any(bool(((a != 0) & (xp.abs(a) < bounds.FLT_TINY)).any()) for a in arrays):
+
+        def subnormal(a):  # where a float array holds a float32 subnormal (None: a mask or a scale)
+            if not (getattr(a, "ndim", 0) and a.dtype.kind == "f"):
+                return None
+            return (a != 0) & (xp.abs(a) < bounds.FLT_TINY)
+
+        found = [subnormal(a) for a in self.inputs]
+        if not any(f is not None and bool(f.any()) for f in found):
             return None
-        flushed = tuple(xp.where(xp.abs(a) < bounds.FLT_TINY, xp.zeros_like(a), a)
-                        if getattr(a, "ndim", 0) and a.dtype.kind == "f" else a for a in self.inputs)
+        pairs = zip(self.inputs, found, strict=True)
+        flushed = tuple(a if f is None else xp.where(f, xp.zeros_like(a), a) for a, f in pairs)
         return self.subject.operation.reference(flushed, self.subject.convention)
 
     def again(self, inputs: tuple | None = None) -> Buffers:
