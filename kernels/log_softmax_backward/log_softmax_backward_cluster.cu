@@ -1,17 +1,22 @@
-// log_softmax backward for long rows on Hopper: a row over a thread-block cluster, each block
-// holding its slice of z and dy in registers (sh::grad_cluster_rows, as the softmax backward's:
-// both read once, s = sum(dy) added over the blocks as a tree through distributed shared memory).
-// Needs sm_90 (min_sm=90). STAGED: compiled offline only; the next GPU session measures it beside
-// log_softmax_backward_block_1024 (run 0020: 0.36-0.78 of copy from C = 32768; torch 0.66-0.79).
+// log_softmax backward for long rows on Hopper: a row over a thread-block cluster of 8, each
+// block holding its slice of z and dy in registers (sh::grad_cluster_rows, as the softmax
+// backward's: both read once, s = sum(dy) added over the blocks as a tree through distributed
+// shared memory). Needs sm_90 (min_sm=90).
 //
+// @variant name=log_softmax_backward_cluster_c32768 op=log_softmax_backward kernel=log_softmax_backward_cluster_c32768 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=32768 min_sm=90 vector=4
 // @variant name=log_softmax_backward_cluster_c65536 op=log_softmax_backward kernel=log_softmax_backward_cluster_c65536 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 vector=4
 // @variant name=log_softmax_backward_cluster_c131072 op=log_softmax_backward kernel=log_softmax_backward_cluster_c131072 algorithm=safe geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 vector=4
+// @variant name=log_softmax_backward_cluster_f16_c65536 op=log_softmax_backward kernel=log_softmax_backward_cluster_f16_c65536 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_cluster_f16_c131072 op=log_softmax_backward kernel=log_softmax_backward_cluster_f16_c131072 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=131072 min_sm=90 vector=8 dtypes=float16
+// @variant name=log_softmax_backward_cluster_bf16_c65536 op=log_softmax_backward kernel=log_softmax_backward_cluster_bf16_c65536 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_cluster_bf16_c131072 op=log_softmax_backward kernel=log_softmax_backward_cluster_bf16_c131072 algorithm=safe geometry=cluster-per-row threads=256 cluster=8 max_cols=131072 min_sm=90 vector=8 dtypes=bfloat16
 #include "softmax.cuh"
 #include "include/backward.cuh"
 
+GRAD_CLUSTER(log_softmax_backward_cluster_c32768, sh::LogSoftmaxGrad, float, 8, 256, 16)
 GRAD_CLUSTER(log_softmax_backward_cluster_c65536, sh::LogSoftmaxGrad, float, 8, 256, 32)
 GRAD_CLUSTER(log_softmax_backward_cluster_c131072, sh::LogSoftmaxGrad, float, 8, 512, 32)
+GRAD_CLUSTER(log_softmax_backward_cluster_f16_c65536, sh::LogSoftmaxGrad, sh::half_t, 8, 256, 32)
 GRAD_CLUSTER(log_softmax_backward_cluster_f16_c131072, sh::LogSoftmaxGrad, sh::half_t, 8, 256, 64)
+GRAD_CLUSTER(log_softmax_backward_cluster_bf16_c65536, sh::LogSoftmaxGrad, sh::bf16_t, 8, 256, 32)
 GRAD_CLUSTER(log_softmax_backward_cluster_bf16_c131072, sh::LogSoftmaxGrad, sh::bf16_t, 8, 256, 64)

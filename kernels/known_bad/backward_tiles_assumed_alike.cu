@@ -3,8 +3,6 @@
 // position p holds y's element p - s_y beside dy's element p - s_dy, and dx pairs the wrong
 // elements. Right whenever the two rows start alike, as they do when both come from one
 // allocator at one offset; the harness's inputs misaligned unlike each other (skew) show it.
-// STAGED: compiled offline only; the gallery hunts it on the GPU when it moves to
-// kernels/known_bad/.
 //
 // @variant name=bad_backward_tiles_assumed_alike op=softmax_backward kernel=bad_backward_tiles_assumed_alike algorithm=safe geometry=block-per-row threads=128 max_cols=1024 vector=4 catches=matches_reference defect="y's and dy's rows taken as misaligned alike"
 #include "softmax.cuh"

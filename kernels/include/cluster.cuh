@@ -1,7 +1,6 @@
 // Thread-block clusters (sm_90): the block's rank, the cluster's barrier, and reading a value of
 // another block's shared memory (distributed shared memory). The forward's cluster kernel
-// (kernels/online_onepass_cluster.cu) writes the same instructions inline; it should take these
-// when this header moves to kernels/include/.
+// (kernels/online_onepass_cluster.cu) still writes the same instructions inline.
 #pragma once
 
 namespace sh {
