@@ -51,6 +51,27 @@ def test_staged_header_compiles_every_kernel_without_spills(tmp_path):
             f"{path.name} with the staged header:\n{result['log']}"
 
 
+#: The staged parts of the shared header that replace one of kernels/include/.
+REPLACED = sorted(p.name for p in STAGING.glob("include/*.cuh")
+                  if (KERNELS_DIR / "include" / p.name).exists())
+
+
+@pytest.mark.parametrize("header", REPLACED)
+def test_staged_part_compiles_every_kernel_that_includes_it(header, tmp_path):
+    """A staged part of the shared header that replaces one of kernels/include/, under each kernel
+    file that includes it once every staged file is in place in a copy of kernels/ (sm_90): a part
+    written for its own staged kernels must keep what the others use."""
+    tree = Path(shutil.copytree(KERNELS_DIR, tmp_path / "kernels"))
+    shutil.copytree(STAGING, tree, dirs_exist_ok=True)
+    users = [p for p in sorted(tree.rglob("*.cu")) if f'#include "include/{header}"' in p.read_text()]
+    assert users, f"no kernel of kernels/ includes include/{header}"
+    for path in users:
+        result = compiler.compile_offline(path, "sm_90", ["-Xptxas=-v"])
+        spills = [s for _, s in compiler.resources(result["log"]).values()]
+        assert result["cubin"] and spills and not any(spills), \
+            f"{path.relative_to(tree)} with the staged include/{header}:\n{result['log']}"
+
+
 def test_compile_error_names_file_and_line(tmp_path):
     bad = tmp_path / "broken.cu"
     bad.write_text('// @variant name=b kernel=b algorithm=safe geometry=block-per-row threads=32\n'

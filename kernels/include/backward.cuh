@@ -11,8 +11,6 @@
 #include "include/half.cuh"
 #include "include/reduce.cuh"
 #include "include/tile.cuh"
-#include "include/tile_sum.cuh"
-#include "include/cluster.cuh"
 
 namespace sh {
 
@@ -81,55 +79,24 @@ __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T*
     Tile ta, tb;
     ta.load(ar, n, lane, alike);
     tb.load(br, n, lane, alike);
-    float s = tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); });
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < Tile::CHUNKS; ++k) {
+        float t[W];
+#pragma unroll
+        for (int j = 0; j < W; ++j) {
+            const int i = W * k + j;
+            t[j] = ta.inside(i, n, lane) ? G::add(0.0f, ta.get(i), tb.get(i)) : 0.0f;
+        }
+#pragma unroll
+        for (int width = W / 2; width > 0; width /= 2) {
+#pragma unroll
+            for (int j = 0; j < width; ++j) t[j] += t[j + width];
+        }
+        s += t[0];
+    }
     s = slot.reduce(Sum(), s);
     if (slot.live) ta.write(row_of(dx, row, n_cols), n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), s); });
-}
-
-// A long row over a thread-block cluster of CLUSTER blocks (sm_90), each holding its slice of a and
-// b in registers (read once): each block's sum (tile_sum, then the block's tree) is published in
-// its shared memory, and after a cluster barrier every block adds the CLUSTER sums as a tree in
-// rank order (the same s in every block, bitwise), says it is done with them, and writes its
-// slice of dx.
-template <class G, class T, int CLUSTER, int THREADS, int E>
-__device__ __forceinline__ void grad_cluster_rows(const T* __restrict__ a, const T* __restrict__ b,
-                                                  T* __restrict__ dx, int n_cols) {
-#if __CUDA_ARCH__ >= 900
-    using Tile = RowTile<T, THREADS, E>;
-    constexpr int W = Tile::W;
-    __shared__ float scratch[32];
-    __shared__ float published;
-    const unsigned rank = cluster_rank();
-    const size_t row = blockIdx.x / CLUSTER;
-    // whole vectors a slice, so that every slice of a row is misaligned as the row is
-    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
-    const int start = min(n_cols, static_cast<int>(rank) * slice);
-    const int n = min(n_cols - start, slice), lane = threadIdx.x;
-    const T* ar = row_of(a, row, n_cols) + start;
-    const T* br = row_of(b, row, n_cols) + start;
-    const bool alike = shift_of<T, W>(ar) == shift_of<T, W>(br);
-    Tile ta, tb;
-    ta.load(ar, n, lane, alike);
-    tb.load(br, n, lane, alike);
-    const float s = block_reduce(Sum(), tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); }),
-                                 scratch);
-    if (threadIdx.x == 0) published = s;
-    cluster_sync();
-    float part[CLUSTER];
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) part[r] = cluster_load(&published, r);
-#pragma unroll
-    for (int width = CLUSTER / 2; width > 0; width /= 2) {
-#pragma unroll
-        for (int r = 0; r < width; ++r) part[r] += part[r + width];
-    }
-    cluster_arrive();  // done with the others' sums: they may leave once every block has said so
-    const float all = part[0];
-    ta.write(row_of(dx, row, n_cols) + start, n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), all); });
-    cluster_wait();
-#else
-    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
-#endif
 }
 
 }  // namespace sh
@@ -154,10 +121,4 @@ __device__ __forceinline__ void grad_cluster_rows(const T* __restrict__ a, const
 #define GRAD_TILE(NAME, G, T, THREADS, LANES, E)                                             \
     extern "C" __global__ void __launch_bounds__(THREADS) NAME(GRAD_KERNEL_ARGS(T)) {        \
         sh::grad_tile_rows<G, T, LANES, E>(a, b, dx, n_rows, n_cols);                        \
-    }
-// A row over a cluster of CLUSTER blocks of THREADS, E elements a thread (sm_90: min_sm=90).
-#define GRAD_CLUSTER(NAME, G, T, CLUSTER, THREADS, E)                                                 \
-    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS)                    \
-        NAME(GRAD_KERNEL_ARGS(T)) {                                                                   \
-        sh::grad_cluster_rows<G, T, CLUSTER, THREADS, E>(a, b, dx, n_cols);                           \
     }

@@ -7,12 +7,8 @@
 #include "include/math.cuh"
 #include "include/reduce.cuh"
 #include "include/state.cuh"
-#include "include/exp.cuh"
-#include "include/tile_sum.cuh"
 
 namespace sh {
-
-constexpr float LN2 = 0.6931471805599453f;
 
 template <class T>
 __device__ __forceinline__ float partial_max(const T* __restrict__ x, int n, int lane, int lanes) {
@@ -45,27 +41,32 @@ __device__ __forceinline__ void log_softmax_block_row(const T* __restrict__ x, T
     write_log_row(x, z, n, m, logf(d), threadIdx.x, blockDim.x);
 }
 
-// A row of at most LANES * E elements a group of LANES lanes (several rows a block, or a row a
-// block), in registers (sh::RowTile): x read once, in 16-byte vectors; the maximum, the sum of
-// ex2((x - m) log2 e) (sh::chunk_sum's order; positions outside the row hold -inf and add 0), and
-// z written from the registers. Fast arithmetic (fast_math=true exp=ex2): one ex2.approx an
-// element, log d as lg2.approx(d) ln 2, kept at 0 or above (d >= 1: its largest term is
-// ex2(0) = 1 exactly) so that z <= 0 holds; a NaN d stays NaN.
-template <class T, int LANES, int E>
-__device__ __forceinline__ void log_softmax_tile_rows(const T* __restrict__ x, T* __restrict__ z, int n_rows,
-                                                      int n_cols) {
-    using Tile = RowTile<T, LANES, E>;
-    const RowSlot<LANES> slot(n_rows);
-    const size_t row = slot.live ? slot.row : 0;
-    const int n = slot.live ? n_cols : 0, lane = slot.lane;
-    Tile t;
-    t.load(row_of(x, row, n_cols), n, lane);
-    const float m = slot.reduce(Max(), t.max());
-    const ExpArgs<false> arg(m);
-    const float d = slot.reduce(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }));
-    float log_d = lg2(d) * LN2;
-    log_d = log_d < 0.0f ? 0.0f : log_d;
-    if (slot.live) t.write(row_of(z, row, n_cols), n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
+// One row of at most THREADS * PER elements in registers: x read once.
+template <class T, int THREADS, int PER>
+__device__ __forceinline__ void log_softmax_tile_row(const T* __restrict__ x, T* __restrict__ z, int n,
+                                                     float* scratch) {
+    float v[PER];
+    float m = Max::identity();
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        v[k] = i < n ? to_float(x[i]) : neg_inf();
+        m = fmaxf(m, v[k]);
+    }
+    m = THREADS == 32 ? warp_reduce(Max(), m) : block_reduce(Max(), m, scratch);
+    float d = 0.0f;
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        if (i < n) d += expf(v[k] - m);
+    }
+    d = THREADS == 32 ? warp_reduce(Sum(), d) : block_reduce(Sum(), d, scratch);
+    const float log_d = logf(d);
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        if (i < n) z[i] = from_float<T>((v[k] - m) - log_d);
+    }
 }
 
 }  // namespace sh

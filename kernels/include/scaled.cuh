@@ -9,8 +9,6 @@
 #include "include/half.cuh"
 #include "include/math.cuh"
 #include "include/reduce.cuh"
-#include "include/exp.cuh"
-#include "include/tile_sum.cuh"
 
 namespace sh {
 
@@ -87,154 +85,61 @@ __device__ __forceinline__ void scaled_row(const L& t, T* __restrict__ y, int n,
     scaled_row_max_of(t, t, y, n, lane, lanes, reduce);
 }
 
-// E bits, one a tile position.
-template <int E>
-struct TileBits {
-    unsigned w[(E + 31) / 32];
-    __device__ __forceinline__ void clear() {
-#pragma unroll
-        for (int b = 0; b < (E + 31) / 32; ++b) w[b] = 0u;
-    }
-    __device__ __forceinline__ void set(int i) { w[i / 32] |= 1u << (i % 32); }
-    __device__ __forceinline__ bool operator[](int i) const { return (w[i / 32] >> (i % 32)) & 1u; }
-};
-
-// The positions of x's tile that hold an element of the row (set once at the load, so that the
-// logits cost one bit test an element).
-template <class Tile, int E>
-__device__ __forceinline__ void mark_inside(const Tile& x, TileBits<E>& keep, int n, int lane) {
-    keep.clear();
-#pragma unroll
-    for (int i = 0; i < E; ++i)
-        if (x.inside(i, n, lane)) keep.set(i);
-}
-
-// The logits of one row's register tile, for each form: t(i) at tile position i, -inf outside
-// the row and where masked (a masked x is loaded with its vector but never used). `keep` marks
-// the positions whose logit is scale * x (+ bias).
-template <class T, int LANES, int E>
-struct BiasTile {  // t = scale * x + bias: the bias in a tile lined up with x's
-    using Tile = RowTile<T, LANES, E>;
-    Tile x, bias;
-    TileBits<E> keep;
-    float scale;
-    __device__ __forceinline__ void load(const T* xr, const T* br, int n, int lane) {
-        const bool alike = shift_of<T, Tile::W>(xr) == shift_of<T, Tile::W>(br);
-        x.load(xr, n, lane, alike);
-        bias.load(br, n, lane, alike);
-        mark_inside(x, keep, n, lane);
-    }
-    __device__ __forceinline__ float operator()(int i) const {
-        return keep[i] ? __fadd_rn(__fmul_rn(scale, x.get(i)), bias.get(i)) : neg_inf();
-    }
-};
-
-template <class T, int LANES, int E>
-struct MaskTile {  // t = -inf where the mask is true, else scale * x
-    using Tile = RowTile<T, LANES, E>;
-    static constexpr int W = Tile::W;
-    static_assert(W % 4 == 0, "a chunk's mask bytes are whole words");
-    Tile x;
-    TileBits<E> keep;
-    float scale;
-    // A chunk's W mask bytes come as W / 4 aligned words where the mask row is misaligned as x's
-    // (so a whole chunk's bytes start on a W-byte boundary), else byte by byte; nothing outside
-    // the row is read.
-    __device__ __forceinline__ void load(const T* xr, const bool* mr, int n, int lane) {
-        x.load(xr, n, lane);
-        const bool words = x.shift >= 0 && (reinterpret_cast<size_t>(mr) + W - x.shift) % W == 0;
-        keep.clear();
-#pragma unroll
-        for (int k = 0; k < Tile::CHUNKS; ++k) {
-            const int first = x.element(W * k, lane);
-            if (words && first >= 0 && first + W <= n) {
-                unsigned w[W / 4];
-                load_words<W / 4>(mr + first, w);
-#pragma unroll
-                for (int j = 0; j < W; ++j)
-                    if (!((w[j / 4] >> (8 * (j % 4))) & 0xffu)) keep.set(W * k + j);
-            } else {
-#pragma unroll
-                for (int j = 0; j < W; ++j) {
-                    const int e = x.element(W * k + j, lane);
-                    if (e >= 0 && e < n && !mr[e]) keep.set(W * k + j);
-                }
-            }
-        }
-    }
-    __device__ __forceinline__ float operator()(int i) const {
-        return keep[i] ? __fmul_rn(scale, x.get(i)) : neg_inf();
-    }
-};
-
-template <class T, int LANES, int E>
-struct CausalTile {  // row r keeps columns 0 .. r % C
-    RowTile<T, LANES, E> x;
-    TileBits<E> keep;
-    float scale;
-    __device__ __forceinline__ void load(const T* xr, int n, int last, int lane) {
-        x.load(xr, n, lane);
-        keep.clear();
-#pragma unroll
-        for (int i = 0; i < E; ++i) {
-            const int e = x.element(i, lane);
-            if (e >= 0 && e < n && e <= last) keep.set(i);
-        }
-    }
-    __device__ __forceinline__ float operator()(int i) const {
-        return keep[i] ? __fmul_rn(scale, x.get(i)) : neg_inf();
-    }
-};
-
-// The row's tile of each form, from the kernel's arguments.
-template <class T, int LANES, int E>
-__device__ __forceinline__ BiasTile<T, LANES, E> row_tile(const T* x, const T* bias, float scale, size_t row,
-                                                          int n_cols, int n, int lane) {
-    BiasTile<T, LANES, E> t;
-    t.scale = scale;
-    t.load(row_of(x, row, n_cols), row_of(bias, row, n_cols), n, lane);
-    return t;
-}
-template <class T, int LANES, int E>
-__device__ __forceinline__ MaskTile<T, LANES, E> row_tile(const T* x, const bool* mask, float scale, size_t row,
-                                                          int n_cols, int n, int lane) {
-    MaskTile<T, LANES, E> t;
-    t.scale = scale;
-    t.load(row_of(x, row, n_cols), row_of(mask, row, n_cols), n, lane);
-    return t;
-}
-template <class T, int LANES, int E>
-__device__ __forceinline__ CausalTile<T, LANES, E> row_tile(const T* x, int, float scale, size_t row, int n_cols,
-                                                            int n, int lane) {
-    CausalTile<T, LANES, E> t;
-    t.scale = scale;
-    t.load(row_of(x, row, n_cols), n, static_cast<int>(row % static_cast<size_t>(n_cols)), lane);
-    return t;
-}
-
-// A row of at most LANES * E elements a group of LANES lanes, in registers: the maximum of the
-// logits, then e = ex2((t - m) log2 e) summed (sh::chunk_sum's order: a position outside the row
-// or masked adds exactly 0), then y = e * (1 / d). Fast arithmetic (fast_math=true exp=ex2), as
-// the forward's fast family: one ex2.approx an element, kept in place of x where the tile holds
-// floats (16-bit tiles hold the raw bits and recompute it for the store).
-template <class L, class T, int LANES>
-__device__ __forceinline__ void scaled_tile_row(L& t, T* __restrict__ y, int n, const RowSlot<LANES>& slot) {
-    using Tile = decltype(t.x);
+// One row of at most THREADS * PER elements in registers: x (and bias or mask) read once.
+template <class L, class T, int THREADS, int PER>
+__device__ __forceinline__ void scaled_tile_row(const L& t, T* __restrict__ y, int n, float* scratch) {
+    float v[PER];
     float m = neg_inf();
 #pragma unroll
-    for (int i = 0; i < Tile::CAPACITY / LANES; ++i) m = fmaxf(m, t(i));
-    m = slot.reduce(Max(), m);
-    const ExpArgs<false> arg(m);
-    const float d = slot.reduce(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) {
-        const float e = ex2(arg(t(i)));
-        if constexpr (Tile::WIDE) t.x.v[i] = e;
-        return e;
-    }));
-    const float r = __frcp_rn(d);
-    if (!slot.live) return;
-    if constexpr (Tile::WIDE) t.x.write(y, n, slot.lane, [&](int i) { return t.x.v[i] * r; });
-    else t.x.write(y, n, slot.lane, [&](int i) { return ex2(arg(t(i))) * r; });
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        v[k] = i < n ? t(i) : neg_inf();
+        m = fmaxf(m, v[k]);
+    }
+    m = THREADS == 32 ? warp_reduce(Max(), m) : block_reduce(Max(), m, scratch);
+    float d = 0.0f;
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        v[k] = i < n ? expf(v[k] - m) : 0.0f;
+        d += v[k];
+    }
+    d = THREADS == 32 ? warp_reduce(Sum(), d) : block_reduce(Sum(), d, scratch);
+#pragma unroll
+    for (int k = 0; k < PER; ++k) {
+        const int i = k * THREADS + threadIdx.x;
+        if (i < n) y[i] = from_float<T>(v[k] / d);
+    }
 }
+
+// The row's logits for each form, from the kernel's arguments and the row's offset `at`.
+template <class T>
+__device__ __forceinline__ BiasLogits<T> row_logits(const T* x, const T* bias, float scale, size_t at, size_t) {
+    return {x + at, bias + at, scale};
+}
+template <class T>
+__device__ __forceinline__ MaskLogits<T> row_logits(const T* x, const bool* mask, float scale, size_t at, size_t) {
+    return {x + at, mask + at, scale};
+}
+template <class T>
+__device__ __forceinline__ CausalLogits<T> row_logits(const T* x, int n_cols, float scale, size_t at,
+                                                      size_t row) {
+    return {x + at, static_cast<int>(row % static_cast<size_t>(n_cols)), scale};
+}
+
+struct NoReduce {  // one thread holds the whole row
+    template <class Op>
+    __device__ __forceinline__ float operator()(Op, float v) const { return v; }
+};
+struct WarpReduce {
+    template <class Op>
+    __device__ __forceinline__ float operator()(Op op, float v) const { return warp_reduce(op, v); }
+};
+struct BlockReduce {
+    float* scratch;
+    template <class Op>
+    __device__ __forceinline__ float operator()(Op op, float v) const { return block_reduce(op, v, scratch); }
+};
 
 }  // namespace sh
 
@@ -274,13 +179,12 @@ __device__ __forceinline__ void scaled_tile_row(L& t, T* __restrict__ y, int n, 
         sh::scaled_row(sh::row_logits(x, SCALED_SECOND_##FORM, scale, at, row), y + at, n_cols,        \
                        threadIdx.x, blockDim.x, sh::BlockReduce{scratch});                             \
     }
-// A row a group of LANES lanes (a power of two up to 32, or THREADS: a row a block), LANES * E
-// elements at most, in registers.
-#define SCALED_TILE(NAME, FORM, T, THREADS, LANES, E)                                                  \
-    extern "C" __global__ void __launch_bounds__(THREADS) NAME(SCALED_ARGS_##FORM(T)) {                \
-        const sh::RowSlot<LANES> slot(n_rows);                                                         \
-        const size_t row = slot.live ? slot.row : 0;                                                   \
-        const int n = slot.live ? n_cols : 0;                                                          \
-        auto t = sh::row_tile<T, LANES, E>(x, SCALED_SECOND_##FORM, scale, row, n_cols, n, slot.lane);  \
-        sh::scaled_tile_row(t, sh::row_of(y, row, n_cols), n, slot);                                   \
+// One row of at most THREADS * PER elements a block, in registers.
+#define SCALED_TILE(NAME, FORM, T, THREADS, PER)                                                       \
+    extern "C" __global__ void __launch_bounds__(THREADS, 1) NAME(SCALED_ARGS_##FORM(T)) {             \
+        __shared__ float scratch[32];                                                                  \
+        const size_t row = blockIdx.x, at = row * n_cols;                                              \
+        sh::scaled_tile_row<decltype(sh::row_logits(x, SCALED_SECOND_##FORM, scale, at, row)), T,      \
+                            THREADS, PER>(sh::row_logits(x, SCALED_SECOND_##FORM, scale, at, row),     \
+                                          y + at, n_cols, scratch);                                    \
     }
