@@ -211,3 +211,41 @@ def test_the_variants_batch_collects_only_the_tests_that_take_a_variant():
     # (NOTSET: a fixture of a kind online_warp is not, a split-row kernel's, left empty)
     assert ids and all("online_warp" in i or "NOTSET" in i for i in ids), done.stdout[-2000:]
     assert not any("test_autograd" in i or "dispatched" in i for i in ids)
+
+
+def test_the_sanitizers_run_beside_the_gallery_and_the_variants(monkeypatch):
+    """The sanitizers start with the run and the gallery's and the variants' batches spread over
+    the workers, so that none of the three waits for another; the sanitizers' output still lands
+    in the log, after the batches'."""
+    import io
+    import threading
+
+    from softmax_harness.run import orchestrate
+
+    sanitizing = threading.Event()
+    batches = []
+
+    def batch(label, args, plan, log, tally, deadline):
+        assert sanitizing.wait(10), f"the {label} batch started before the sanitizers"
+        batches.append((label, args))
+        log.write(f"{label} output\n")
+        return []
+
+    def sanitize_all(names, bad, log):
+        sanitizing.set()
+        log.write("sanitizer output\n")
+        return {"memcheck": {"name": "memcheck", "tool": "memcheck", "errors": 0, "ok": True, "seconds": 1.0,
+                             "variants": names, "output": ""}}
+
+    find_spec = orchestrate.importlib.util.find_spec  # as where pytest-xdist is installed
+    monkeypatch.setattr(orchestrate.importlib.util, "find_spec",
+                        lambda name, *args: object() if name == "xdist" else find_spec(name, *args))
+    monkeypatch.setattr(orchestrate, "_batch", batch)
+    monkeypatch.setattr(orchestrate, "sanitize_all", sanitize_all)
+    monkeypatch.setattr(orchestrate, "select", lambda plan: (["online_warp"], ["bad_early_return"]))
+    log = io.StringIO()
+    report = orchestrate.run_suite(orchestrate.Plan(workers=3, sanitize=True), log)
+    assert [label for label, _ in batches] == ["gallery", "variants"]
+    assert all(args[args.index("-n") + 1] == "3" for _, args in batches)
+    assert log.getvalue() == "gallery output\nvariants output\nsanitizer output\n"
+    assert report["sanitizer"]["memcheck"]["ok"]

@@ -1,12 +1,14 @@
 """The steps of one GPU run, in the order that lets a run with a deadline always come back
 with a report: the known-bad gallery (each hunt in a child of its own) with the GPU tests
-that take no variant (once: with the first shard), then the sanitizers, then every correct
-variant's tests (the long part, which ``--deadline`` may cut short)."""
+that take no variant (once: with the first shard), then every correct variant's tests (the long
+part, which ``--deadline`` may cut short); the sanitizers run beside both from the start (they
+keep the GPU mostly idle, and take a few minutes whatever else runs)."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import importlib.util
+import io
 import subprocess
 import sys
 import time
@@ -114,16 +116,21 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         rest = [t["nodeid"] for t in schema.load(plan.rest_of)["tests"]
                 if t["outcome"] in schema.RERUN and not t["nodeid"].startswith("sanitizer::")]
         names, bad = [], []
-    if bad or not (plan.shard or plan.rest_of):
-        tests += _batch("gallery", ["tests", *common, "--no-variants", *(f"--variant={n}" for n in bad)],
-                        plan, log, tally, deadline)
-    sanitizer = sanitize_all(names, bad, log) if plan.sanitize and names else {}
     spread = ["-n", str(plan.workers)] if plan.workers and importlib.util.find_spec("xdist") else []
-    chosen = [*common, *spread, *rest] if rest else \
-        ["tests", *common, *spread, "--no-variants", "--variant-tests-only",
-         *(f"--variant={n}" for n in names)]
-    if names or rest:
-        tests += _batch("variants", chosen, plan, log, tally, deadline)
+    sanitizer_log = io.StringIO()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
+        sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log) \
+            if plan.sanitize and names else None
+        if bad or not (plan.shard or plan.rest_of):
+            tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
+                                        *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
+        chosen = [*common, *spread, *rest] if rest else \
+            ["tests", *common, *spread, "--no-variants", "--variant-tests-only",
+             *(f"--variant={n}" for n in names)]
+        if names or rest:
+            tests += _batch("variants", chosen, plan, log, tally, deadline)
+        sanitizer = sanitizing.result() if sanitizing else {}
+    log.write(sanitizer_log.getvalue())
     return schema.build(
         tests=tests, sanitizer=sanitizer, caught=schema.gallery_catches(tests, bad), tally=tally,
         environment={**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
