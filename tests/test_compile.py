@@ -51,9 +51,10 @@ def test_staged_header_compiles_every_kernel_without_spills(tmp_path):
             f"{path.name} with the staged header:\n{result['log']}"
 
 
-#: The staged parts of the shared header that replace one of kernels/include/.
+#: The staged parts of the shared header that replace one of kernels/include/ (compiled where
+#: every file is).
 REPLACED = sorted(p.name for p in STAGING.glob("include/*.cuh")
-                  if (KERNELS_DIR / "include" / p.name).exists())
+                  if (KERNELS_DIR / "include" / p.name).exists()) if len(FILES) > 1 else []
 
 
 @pytest.mark.parametrize("header", REPLACED)
