@@ -115,16 +115,8 @@ __device__ __forceinline__ void grad_cluster_rows(const T* __restrict__ a, const
                                  scratch);
     if (threadIdx.x == 0) published = s;
     cluster_sync();
-    float part[CLUSTER];
-#pragma unroll
-    for (int r = 0; r < CLUSTER; ++r) part[r] = cluster_load(&published, r);
-#pragma unroll
-    for (int width = CLUSTER / 2; width > 0; width /= 2) {
-#pragma unroll
-        for (int r = 0; r < width; ++r) part[r] += part[r + width];
-    }
+    const float all = cluster_tree<CLUSTER>(Sum(), &published);
     cluster_arrive();  // done with the others' sums: they may leave once every block has said so
-    const float all = part[0];
     ta.write(row_of(dx, row, n_cols) + start, n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), all); });
     cluster_wait();
 #else

@@ -28,6 +28,22 @@ __device__ __forceinline__ float cluster_load(const float* local, unsigned r) {
     asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(v) : "r"(remote) : "memory");
     return v;
 }
+
+// The CLUSTER floats the cluster's blocks published at `local` (each in its own shared memory,
+// before a cluster_sync), combined by `op` as a tree in rank order: the same value in every
+// block, bitwise.
+template <int CLUSTER, class Op>
+__device__ __forceinline__ float cluster_tree(Op op, const float* local) {
+    float part[CLUSTER];
+#pragma unroll
+    for (int r = 0; r < CLUSTER; ++r) part[r] = cluster_load(local, r);
+#pragma unroll
+    for (int width = CLUSTER / 2; width > 0; width /= 2) {
+#pragma unroll
+        for (int r = 0; r < width; ++r) part[r] = op(part[r], part[r + width]);
+    }
+    return part[0];
+}
 #endif
 
 }  // namespace sh

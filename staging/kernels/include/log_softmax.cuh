@@ -9,6 +9,7 @@
 #include "include/state.cuh"
 #include "include/exp.cuh"
 #include "include/tile_sum.cuh"
+#include "include/cluster.cuh"
 
 namespace sh {
 
@@ -66,6 +67,45 @@ __device__ __forceinline__ void log_softmax_tile_rows(const T* __restrict__ x, T
     float log_d = lg2(d) * LN2;
     log_d = log_d < 0.0f ? 0.0f : log_d;
     if (slot.live) t.write(row_of(z, row, n_cols), n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
+}
+
+// A row of at most CLUSTER * THREADS * E elements over a cluster of CLUSTER blocks (sm_90), each
+// block's slice of x in registers (read once, whole 16-byte vectors a slice, so that every slice
+// is misaligned as the row is): the row's maximum and then its sum are each a block's tree
+// published in shared memory and combined over the cluster in rank order (sh::cluster_tree: the
+// same m and d in every block), then z written from the registers, with the tile's arithmetic.
+template <class T, int CLUSTER, int THREADS, int E>
+__device__ __forceinline__ void log_softmax_cluster_rows(const T* __restrict__ x, T* __restrict__ z, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    using Tile = RowTile<T, THREADS, E>;
+    constexpr int W = Tile::W;
+    __shared__ float scratch[32];
+    __shared__ float published[2];
+    const unsigned rank = cluster_rank();
+    const size_t row = blockIdx.x / CLUSTER;
+    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
+    const int start = min(n_cols, static_cast<int>(rank) * slice);
+    const int n = min(n_cols - start, slice), lane = threadIdx.x;
+    Tile t;
+    t.load(row_of(x, row, n_cols) + start, n, lane);
+    const float m_block = block_reduce(Max(), t.max(), scratch);
+    if (threadIdx.x == 0) published[0] = m_block;
+    cluster_sync();
+    const float m = cluster_tree<CLUSTER>(Max(), &published[0]);
+    const ExpArgs<false> arg(m);
+    const float d_block = block_reduce(Sum(), chunk_sum<W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }),
+                                       scratch);
+    if (threadIdx.x == 0) published[1] = d_block;
+    cluster_sync();
+    const float d = cluster_tree<CLUSTER>(Sum(), &published[1]);
+    cluster_arrive();  // done with the others' values: they may leave once every block has said so
+    float log_d = lg2(d) * LN2;
+    log_d = log_d < 0.0f ? 0.0f : log_d;
+    t.write(row_of(z, row, n_cols) + start, n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
+    cluster_wait();
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
 }
 
 }  // namespace sh
