@@ -7,8 +7,8 @@
 #      stopped after $TESTS seconds (default 240);
 #   3. with FULL=1, every variant test and the four sanitizers on them (tools/gpu-check, stopped
 #      after $DEADLINE seconds, default 400: the rest is recorded as not run).
-#   0. with BACKWARD=1 first, the staged cluster kernels (both backwards, log_softmax) beside the
-#      dispatched op and torch at C = 32768 ... 131072 (cluster_*.json).
+#   0. with BACKWARD=1 first, the staged cluster kernels (both backwards, log_softmax, the fused
+#      forms) beside the dispatched op and torch at C = 16385 ... 131072 (cluster_*.json).
 # Results in ${OUT:-/tmp/staged}/staged.tgz, one archive: the device returns only a few files (a
 # call of commit 22d80ff lost its shapes_*.json that way). It changes nothing in the tree.
 set -u
@@ -31,6 +31,14 @@ if [ "${BACKWARD:-0}" = 1 ]; then
     python3 -m softmax_harness measure "log_softmax_cluster_${short}c65536@staging/kernels" \
       "log_softmax_cluster_${short}c131072@staging/kernels" log_softmax torch --op log_softmax --dtype "$dtype" \
       --cols 32769 65535 65536 131072 --json "$out/cluster_log_softmax_$dtype.json" >> "$out/shapes.txt" 2>&1
+  done
+  for form in bias mask causal; do
+    for dtype in float32 bfloat16; do
+      short=; [ "$dtype" = bfloat16 ] && short=bf16_
+      python3 -m softmax_harness measure $(for c in 32768 65536 131072; do echo "scaled_${form}_cluster_${short}c$c@staging/kernels"; done) \
+        "scaled_softmax_$form" torch --op "scaled_softmax_$form" --dtype "$dtype" \
+        --cols 16385 32768 65535 65536 131072 --json "$out/cluster_scaled_${form}_$dtype.json" >> "$out/shapes.txt" 2>&1
+    done
   done
   for short in f16 bf16; do
     dtype=${short/bf16/bfloat16}; dtype=${dtype/f16/float16}

@@ -96,26 +96,19 @@ __device__ __forceinline__ void grad_cluster_rows(const T* __restrict__ a, const
                                                   T* __restrict__ dx, int n_cols) {
 #if __CUDA_ARCH__ >= 900
     using Tile = RowTile<T, THREADS, E>;
-    constexpr int W = Tile::W;
     __shared__ float scratch[32];
     __shared__ float published;
-    const unsigned rank = cluster_rank();
-    const size_t row = blockIdx.x / CLUSTER;
-    // whole vectors a slice, so that every slice of a row is misaligned as the row is
-    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
-    const int start = min(n_cols, static_cast<int>(rank) * slice);
-    const int n = min(n_cols - start, slice), lane = threadIdx.x;
+    const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
+    const size_t row = part.row;
+    const int start = part.start, n = part.n, lane = threadIdx.x;
     const T* ar = row_of(a, row, n_cols) + start;
     const T* br = row_of(b, row, n_cols) + start;
-    const bool alike = shift_of<T, W>(ar) == shift_of<T, W>(br);
+    const bool alike = shift_of<T, Tile::W>(ar) == shift_of<T, Tile::W>(br);
     Tile ta, tb;
     ta.load(ar, n, lane, alike);
     tb.load(br, n, lane, alike);
-    const float s = block_reduce(Sum(), tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); }),
-                                 scratch);
-    if (threadIdx.x == 0) published = s;
-    cluster_sync();
-    const float all = cluster_tree<CLUSTER>(Sum(), &published);
+    const float all = cluster_reduce<CLUSTER>(
+        Sum(), tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); }), scratch, &published);
     cluster_arrive();  // done with the others' sums: they may leave once every block has said so
     ta.write(row_of(dx, row, n_cols) + start, n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), all); });
     cluster_wait();

@@ -3,6 +3,8 @@
 // (kernels/online_onepass_cluster.cu) still writes the same instructions inline.
 #pragma once
 
+#include "include/reduce.cuh"
+
 namespace sh {
 
 #if __CUDA_ARCH__ >= 900
@@ -43,6 +45,30 @@ __device__ __forceinline__ float cluster_tree(Op op, const float* local) {
         for (int r = 0; r < width; ++r) part[r] = op(part[r], part[r + width]);
     }
     return part[0];
+}
+
+// The row's value of `op` over the cluster: the block's tree of v, published in `slot` (this
+// block's shared memory), then the blocks' by cluster_tree. The other blocks read a slot until
+// their next cluster barrier, so each reduction of a row takes a slot of its own.
+template <int CLUSTER, class Op>
+__device__ __forceinline__ float cluster_reduce(Op op, float v, float* scratch, float* slot) {
+    const float block = block_reduce(op, v, scratch);
+    if (threadIdx.x == 0) *slot = block;
+    cluster_sync();
+    return cluster_tree<CLUSTER>(op, slot);
+}
+
+// This block's slice of its cluster's row: whole W-element vectors a slice, so that every slice
+// is misaligned as the row is; the last slices of a short row may be empty.
+struct ClusterSlice {
+    size_t row;
+    int start, n;
+};
+template <int CLUSTER, int W>
+__device__ __forceinline__ ClusterSlice cluster_slice(int n_cols) {
+    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
+    const int start = min(n_cols, static_cast<int>(cluster_rank()) * slice);
+    return {blockIdx.x / CLUSTER, start, min(n_cols - start, slice)};
 }
 #endif
 

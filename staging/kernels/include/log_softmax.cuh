@@ -78,26 +78,17 @@ template <class T, int CLUSTER, int THREADS, int E>
 __device__ __forceinline__ void log_softmax_cluster_rows(const T* __restrict__ x, T* __restrict__ z, int n_cols) {
 #if __CUDA_ARCH__ >= 900
     using Tile = RowTile<T, THREADS, E>;
-    constexpr int W = Tile::W;
     __shared__ float scratch[32];
     __shared__ float published[2];
-    const unsigned rank = cluster_rank();
-    const size_t row = blockIdx.x / CLUSTER;
-    const int slice = ((n_cols + CLUSTER - 1) / CLUSTER + W - 1) / W * W;
-    const int start = min(n_cols, static_cast<int>(rank) * slice);
-    const int n = min(n_cols - start, slice), lane = threadIdx.x;
+    const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
+    const size_t row = part.row;
+    const int start = part.start, n = part.n, lane = threadIdx.x;
     Tile t;
     t.load(row_of(x, row, n_cols) + start, n, lane);
-    const float m_block = block_reduce(Max(), t.max(), scratch);
-    if (threadIdx.x == 0) published[0] = m_block;
-    cluster_sync();
-    const float m = cluster_tree<CLUSTER>(Max(), &published[0]);
+    const float m = cluster_reduce<CLUSTER>(Max(), t.max(), scratch, &published[0]);
     const ExpArgs<false> arg(m);
-    const float d_block = block_reduce(Sum(), chunk_sum<W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }),
-                                       scratch);
-    if (threadIdx.x == 0) published[1] = d_block;
-    cluster_sync();
-    const float d = cluster_tree<CLUSTER>(Sum(), &published[1]);
+    const float d = cluster_reduce<CLUSTER>(
+        Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }), scratch, &published[1]);
     cluster_arrive();  // done with the others' values: they may leave once every block has said so
     float log_d = lg2(d) * LN2;
     log_d = log_d < 0.0f ? 0.0f : log_d;

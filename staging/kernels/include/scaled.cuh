@@ -11,6 +11,7 @@
 #include "include/reduce.cuh"
 #include "include/exp.cuh"
 #include "include/tile_sum.cuh"
+#include "include/cluster.cuh"
 
 namespace sh {
 
@@ -215,29 +216,30 @@ struct CausalTile {  // row r keeps columns 0 .. r % C
     }
 };
 
-// The row's tile of each form, from the kernel's arguments.
+// The tile of each form for a row's n elements from column `start` (a cluster block's slice; 0
+// and the whole row otherwise), from the kernel's arguments.
 template <class T, int LANES, int E>
 __device__ __forceinline__ BiasTile<T, LANES, E> row_tile(const T* x, const T* bias, float scale, size_t row,
-                                                          int n_cols, int n, int lane) {
+                                                          int n_cols, int n, int lane, int start = 0) {
     BiasTile<T, LANES, E> t;
     t.scale = scale;
-    t.load(row_of(x, row, n_cols), row_of(bias, row, n_cols), n, lane);
+    t.load(row_of(x, row, n_cols) + start, row_of(bias, row, n_cols) + start, n, lane);
     return t;
 }
 template <class T, int LANES, int E>
 __device__ __forceinline__ MaskTile<T, LANES, E> row_tile(const T* x, const bool* mask, float scale, size_t row,
-                                                          int n_cols, int n, int lane) {
+                                                          int n_cols, int n, int lane, int start = 0) {
     MaskTile<T, LANES, E> t;
     t.scale = scale;
-    t.load(row_of(x, row, n_cols), row_of(mask, row, n_cols), n, lane);
+    t.load(row_of(x, row, n_cols) + start, row_of(mask, row, n_cols) + start, n, lane);
     return t;
 }
 template <class T, int LANES, int E>
 __device__ __forceinline__ CausalTile<T, LANES, E> row_tile(const T* x, int, float scale, size_t row, int n_cols,
-                                                            int n, int lane) {
+                                                            int n, int lane, int start = 0) {
     CausalTile<T, LANES, E> t;
     t.scale = scale;
-    t.load(row_of(x, row, n_cols), n, static_cast<int>(row % static_cast<size_t>(n_cols)), lane);
+    t.load(row_of(x, row, n_cols) + start, n, static_cast<int>(row % static_cast<size_t>(n_cols)) - start, lane);
     return t;
 }
 
@@ -266,6 +268,41 @@ __device__ __forceinline__ void scaled_tile_row(L& t, T* __restrict__ y, int n, 
     const float r = __frcp_rn(d);
     if (!slot.live) return;
     t.x.write(y, n, slot.lane, [&](int i) { return v[i] * r; });
+}
+
+// A row of at most CLUSTER * THREADS * E elements over a cluster of CLUSTER blocks (sm_90), each
+// block's slice in registers (x and the bias or mask read once): the logits formed once, the
+// row's maximum and then its sum each combined over the cluster (sh::cluster_reduce: the same m
+// and d in every block), then y = e * (1 / d) written from the registers, as scaled_tile_row.
+template <class T, int CLUSTER, int THREADS, int E, class Second>
+__device__ __forceinline__ void scaled_cluster_rows(const T* __restrict__ x, Second second, float scale,
+                                                    T* __restrict__ y, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    using Tile = RowTile<T, THREADS, E>;
+    __shared__ float scratch[32];
+    __shared__ float published[2];
+    const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
+    auto t = row_tile<T, THREADS, E>(x, second, scale, part.row, n_cols, part.n, threadIdx.x, part.start);
+    float v[E];
+    float m = neg_inf();
+#pragma unroll
+    for (int i = 0; i < E; ++i) {
+        v[i] = t(i);
+        m = fmaxf(m, v[i]);
+    }
+    m = cluster_reduce<CLUSTER>(Max(), m, scratch, &published[0]);
+    const ExpArgs<false> arg(m);
+    const float d = cluster_reduce<CLUSTER>(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) {
+        v[i] = ex2(arg(v[i]));
+        return v[i];
+    }), scratch, &published[1]);
+    cluster_arrive();  // done with the others' values: they may leave once every block has said so
+    const float r = __frcp_rn(d);
+    t.x.write(row_of(y, part.row, n_cols) + part.start, part.n, threadIdx.x, [&](int i) { return v[i] * r; });
+    cluster_wait();
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
 }
 
 }  // namespace sh
@@ -315,4 +352,9 @@ __device__ __forceinline__ void scaled_tile_row(L& t, T* __restrict__ y, int n, 
         const int n = slot.live ? n_cols : 0;                                                          \
         auto t = sh::row_tile<T, LANES, E>(x, SCALED_SECOND_##FORM, scale, row, n_cols, n, slot.lane);  \
         sh::scaled_tile_row(t, sh::row_of(y, row, n_cols), n, slot);                                   \
+    }
+// A row over a cluster of CLUSTER blocks of THREADS, E elements a thread (sm_90: min_sm=90).
+#define SCALED_CLUSTER(NAME, FORM, T, CLUSTER, THREADS, E)                                              \
+    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS) NAME(SCALED_ARGS_##FORM(T)) { \
+        sh::scaled_cluster_rows<T, CLUSTER, THREADS, E>(x, SCALED_SECOND_##FORM, scale, y, n_cols);     \
     }
