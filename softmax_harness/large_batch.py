@@ -5,8 +5,8 @@ batch the strategies draw and faults, or writes the wrong rows, here. The batch 
 the host-side checks, so it is built on the device (standard normal rows, the outputs first
 filled with the format's poison, a NaN payload) and judged on the rows around the 32-bit
 boundaries and the last: against the float64 reference and the bound, and for being written at
-all. Batches this large take a lock, so that parallel test processes on one GPU build one at a
-time.
+all. Batches this large take one of ``SLOTS`` locks, so that parallel test processes on one GPU
+build at most that many at a time (two of 32 GiB each fit an H200 beside the other tests).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,9 @@ from .buffers import bits
 from .observation import as64
 
 LOCK = Path(tempfile.gettempdir()) / "softmax-harness-large-batch.lock"
+SLOTS = 2
 N_COLS = 4096
+MEMORY_WAIT_S = 120.0  # for another slot's batch to go, before the device is called too small
 
 
 def shape_for(subject) -> tuple[int, int]:
@@ -35,13 +38,35 @@ def shape_for(subject) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def _one_at_a_time():
-    with open(LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+def slot(slots: int = SLOTS, lock: Path = LOCK):
+    """Hold one of ``slots`` lock files (``lock`` with the slot's number) for the block: a process
+    waits while all are held."""
+    while True:
+        for k in range(slots):
+            with open(lock.with_name(f"{lock.name}.{k}"), "w") as f:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue
+                try:
+                    yield k
+                    return
+                finally:
+                    fcntl.flock(f, fcntl.LOCK_UN)
+        time.sleep(0.05)
+
+
+def _wait_for_memory(xp, need: int) -> None:
+    """Until the device has ``need`` bytes free with a quarter to spare (another slot's batch may
+    be leaving); ``MemoryError`` after ``MEMORY_WAIT_S``, or at once if the device holds less."""
+    give_up = time.monotonic() + MEMORY_WAIT_S
+    while True:
+        free, total = xp.cuda.Device().mem_info
+        if need * 1.25 <= free:
+            return
+        if need * 1.25 > total or time.monotonic() > give_up:
+            raise MemoryError(f"a batch of {need / 2**30:.1f} GiB does not fit: {free / 2**30:.1f} GiB free")
+        time.sleep(0.5)
 
 
 def _normal_rows(xp, n_rows: int, n_cols: int, fmt):
@@ -77,11 +102,8 @@ def check(subject) -> tuple[str, str] | None:
     n_rows, n_cols = shape_for(subject)
     op = subject.operation
     need = (len(op.arrays) + 1) * n_rows * n_cols * dtype.itemsize
-    with _one_at_a_time():
-        free = xp.cuda.Device().mem_info[0]
-        if need * 1.25 > free:
-            raise MemoryError(f"a ({n_rows}, {n_cols}) batch needs {need / 2**30:.1f} GiB, "
-                              f"{free / 2**30:.1f} GiB free")
+    with slot():
+        _wait_for_memory(xp, need)
         inputs = out = None
         try:
             inputs = op.device_inputs(xp, _normal_rows(xp, n_rows, n_cols, fmt), fmt)

@@ -249,3 +249,30 @@ def test_the_sanitizers_run_beside_the_gallery_and_the_variants(monkeypatch):
     assert all(args[args.index("-n") + 1] == "3" for _, args in batches)
     assert log.getvalue() == "gallery output\nvariants output\nsanitizer output\n"
     assert report["sanitizer"]["memcheck"]["ok"]
+
+
+def test_at_most_two_batches_past_element_2_31_build_at_once(tmp_path):
+    """The 8 GiB batches of parallel test processes take one of two locks: two build at once,
+    never three."""
+    import threading
+    import time
+
+    from softmax_harness.large_batch import slot
+
+    guard, inside, most = threading.Lock(), [0], [0]
+
+    def build():
+        with slot(2, tmp_path / "lock"):
+            with guard:
+                inside[0] += 1
+                most[0] = max(most[0], inside[0])
+            time.sleep(0.2)
+            with guard:
+                inside[0] -= 1
+
+    threads = [threading.Thread(target=build) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert most[0] == 2 and inside[0] == 0
