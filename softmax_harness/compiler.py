@@ -156,6 +156,30 @@ def compile_offline(path: Path, arch: str = "sm_90", extra_options=()) -> dict:
         nvrtc.nvrtcDestroyProgram(prog)
 
 
+def _compile_job(job) -> dict | KernelCompileError:
+    path, arch, extra_options = job
+    try:
+        return compile_offline(path, arch, extra_options)
+    except KernelCompileError as exc:
+        return exc
+
+
+def compile_many(jobs, workers: int | None = None) -> dict:
+    """:func:`compile_offline` of each ``(path, arch, extra_options)`` of ``jobs`` in ``workers``
+    processes (one per CPU by default; NVRTC compiles in the calling thread): job -> its result,
+    or the ``KernelCompileError`` it raised."""
+    import concurrent.futures
+    import multiprocessing
+
+    jobs = [(Path(path), arch, tuple(extra)) for path, arch, extra in jobs]
+    workers = min(len(jobs), workers or os.cpu_count() or 1)
+    if workers <= 1:
+        return {job: _compile_job(job) for job in jobs}
+    spawn = multiprocessing.get_context("spawn")  # not forked from a process that may hold a CUDA context
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=spawn) as pool:
+        return dict(zip(jobs, pool.map(_compile_job, jobs), strict=True))
+
+
 def resources(log: str) -> dict[str, tuple[int, int]]:
     """kernel -> (registers, bytes of spill stores), from a ``-Xptxas=-v`` compile log."""
     found = re.findall(r"Compiling entry function '(\w+)'.*?(\d+) bytes spill stores.*?Used (\d+) registers",

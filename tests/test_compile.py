@@ -24,15 +24,34 @@ if os.environ.get("SOFTMAX_HARNESS_COMPILE") == "one":
     FILES = FILES[:1]
 
 
+ARCHS = ("sm_80", "sm_90")
+VERBOSE = ("-Xptxas=-v",)
+
+
+@pytest.fixture(scope="module")
+def compiled(request) -> dict:
+    """Every (file, arch) that the selected tests below check, compiled once over every CPU."""
+    selected = [item.callspec.params for item in request.session.items
+                if getattr(item, "originalname", "") == "test_kernel_compiles_without_spills"]
+    return compiler.compile_many([(params["path"], params["arch"], VERBOSE) for params in selected])
+
+
+def _result(path: Path, arch: str, compiled: dict) -> dict:
+    result = compiled[(Path(path), arch, VERBOSE)]
+    if isinstance(result, Exception):
+        raise result
+    return result
+
+
 def _id(path: Path) -> str:
     """kernels/NAME.cu or staging/kernels/NAME.cu, wherever the package is installed."""
     return str(path.relative_to(STAGING.parent.parent if STAGING in path.parents else KERNELS_DIR.parent))
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("path", FILES, ids=_id)
-def test_kernel_compiles_without_spills(path, arch):
-    result = compiler.compile_offline(path, arch, ["-Xptxas=-v"])
+def test_kernel_compiles_without_spills(path, arch, compiled):
+    result = _result(path, arch, compiled)
     assert result["cubin"], "NVRTC returned an empty cubin"
     for kernel in {spec.kernel for spec in SPECS if spec.path == path}:
         assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
@@ -66,8 +85,9 @@ def test_staged_part_compiles_every_kernel_that_includes_it(header, tmp_path):
     shutil.copytree(STAGING, tree, dirs_exist_ok=True)
     users = [p for p in sorted(tree.rglob("*.cu")) if f'#include "include/{header}"' in p.read_text()]
     assert users, f"no kernel of kernels/ includes include/{header}"
+    compiled = compiler.compile_many([(path, "sm_90", VERBOSE) for path in users])
     for path in users:
-        result = compiler.compile_offline(path, "sm_90", ["-Xptxas=-v"])
+        result = _result(path, "sm_90", compiled)
         spills = [s for _, s in compiler.resources(result["log"]).values()]
         assert result["cubin"] and spills and not any(spills), \
             f"{path.relative_to(tree)} with the staged include/{header}:\n{result['log']}"
