@@ -21,7 +21,7 @@ import numpy as np
 
 from . import dtypes
 from .buffers import bits
-from .observation import as64
+from .observation import bound_ratio
 
 LOCK = Path(tempfile.gettempdir()) / "softmax-harness-large-batch.lock"
 SLOTS = 2
@@ -116,17 +116,14 @@ def check(subject) -> tuple[str, str] | None:
                                   f"(past element 2^31): {type(exc).__name__}: {exc}")
             boundary = (2**31 if dtype.itemsize == 4 else 2**32) // n_cols
             rows = sorted({0, boundary - 1, boundary, boundary + 1, n_rows - 1})
-            xs = tuple(as64(xp, a[rows]).astype(xp.float32) if getattr(a, "ndim", 0) else a for a in inputs)
             ys = out[rows]
-            op = op.at_rows(rows)
-            ref = op.reference(xs, subject.convention)
-            y64 = as64(xp, ys)
             unwritten = bits(xp, ys) == fmt.poison
             if bool(unwritten.any()):
                 r, c = divmod(int(xp.argmax(unwritten.ravel())), n_cols)
                 return "all_written", (f"{subject.name} left row {rows[r]} (of {n_rows}, {n_cols} columns) "
                                        f"unwritten from column {c}: a 32-bit row offset?")
-            ratio = xp.abs(y64 - ref) / op.bound(subject, xs, ref)
+            ratio = bound_ratio(subject, op.at_rows(rows),
+                                tuple(a[rows] if getattr(a, "ndim", 0) else a for a in inputs), ys)
             worst = float(xp.nan_to_num(ratio, nan=xp.inf).max())
             if worst > 1:
                 r = int(xp.argmax(ratio.max(axis=1)))

@@ -13,12 +13,21 @@ from .buffers import Buffers, launch
 from .findings import Finding, first_true
 from .subject import Subject
 
-__all__ = ["Finding", "Observation", "as64", "as_format", "first_true", "host", "observe"]
+__all__ = ["Finding", "Observation", "as64", "as_format", "bound_ratio", "first_true", "host", "observe"]
 
 
 def as64(xp, a):
     with np.errstate(invalid="ignore"):  # the poison is a NaN with a payload
         return a.astype(xp.float64)
+
+
+def bound_ratio(subject, op, inputs: tuple, out):
+    """|out - the float64 reference| over ``op``'s bound for ``subject``, element by element, on
+    device ``inputs`` (widened exactly, through float32) and ``out``: NaN where either is NaN."""
+    xp = subject.xp
+    xs = tuple(as64(xp, a).astype(xp.float32) if getattr(a, "ndim", 0) else a for a in inputs)
+    ref = op.reference(xs, subject.convention)
+    return xp.abs(as64(xp, out) - ref) / op.bound(subject, xs, ref)
 
 
 def host(xp, a):

@@ -28,7 +28,7 @@ def replays_within_the_bound(op_name: str, chosen, run, n_rows: int, n_cols: int
     import cupy
 
     from softmax_harness import dtypes, ops
-    from softmax_harness.observation import as64
+    from softmax_harness.observation import bound_ratio
     from softmax_harness.subject import Subject
 
     fmt, op = dtypes.of(dtype), ops.of(op_name)
@@ -55,10 +55,7 @@ def replays_within_the_bound(op_name: str, chosen, run, n_rows: int, n_cols: int
         cupy.cuda.Device().synchronize()
         graph.launch(stream)
         stream.synchronize()
-        xs = tuple(as64(cupy, a).astype(cupy.float32) if getattr(a, "ndim", 0) else a for a in inputs)
-        ref = op.reference(xs, subject.convention)
-        ratio = cupy.abs(as64(cupy, out) - ref) / op.bound(subject, xs, ref)
-        worst = float(cupy.nan_to_num(ratio, nan=cupy.inf).max())
+        worst = float(cupy.nan_to_num(bound_ratio(subject, op, inputs, out), nan=cupy.inf).max())
         assert worst <= 1, f"{op_name} through {chosen.name}, replay {seed}: {worst:.3g} times the bound"
 
 
