@@ -20,10 +20,10 @@ next entry. That pays only at C = 32767 (the split-row kernel 0.91-0.92 of copy 
 length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
-The backwards (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, as the
-forward's) up to 16384 columns (32768 in 16 bits), then a block of 1024 threads reading the row
-twice. log_softmax and the fused forward take a warp a row up to 256 columns, then a register tile
-(of 4096 columns, then 16384) up to 16384, then the block, reading the row three times.
+The other ops (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, read
+once) up to 16384 columns (32768 for log_softmax, and for the backwards in 16 bits); the
+backwards' longer rows, up to 131072, go over a cluster of 8 blocks on sm_90; the rest to a block
+a row, reading the row two or three times.
 
 The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -69,37 +69,54 @@ TABLE = {
 }
 
 
+_TILE_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384)
+
+
+def _tile_sizes(family: str, suffix: str):
+    """The register tiles of log_softmax, the fused forward and the backwards, a kernel a row size
+    (kernels/*/*_onepass.cu): log_softmax's go on to 32768, and the backwards' in 16 bits."""
+    longer = family == "log_softmax" or (family.endswith("backward") and suffix != "")
+    return _TILE_SIZES + (32768,) * longer
+
+
+#: Long rows over a cluster of 8 blocks (kernels/*/*_cluster.cu, sm_90), sized 32768, 65536 and
+#: 131072: family -> type -> the row length from which the cluster kernel sized to the row is
+#: taken. The backwards' where measured faster than the block (reports/measurements/
+#: backward_cluster_ab.json: fp32 0.90-0.97 of copy at 65535-131072 against the block's
+#: 0.55-0.75, 16-bit 0.83-0.90 at 131072 against 0.34-0.47); log_softmax's and the fused
+#: forward's from the end of their tiles (to be measured).
+_CLUSTER_FROM = {"backward": {"": 16385, "_f16": 32769, "_bf16": 32769},
+                 "log_softmax_backward": {"": 32769, "_f16": 65537, "_bf16": 65537},
+                 "log_softmax": {"": 32769, "_f16": 32769, "_bf16": 32769},
+                 **{f"scaled_{form}": {"": 16385, "_f16": 16385, "_bf16": 16385}
+                    for form in ("bias", "mask", "causal")}}
+_CLUSTER_SIZES = (32768, 65536, 131072)
+
+
 def _ladder(family: str, suffix: str):
-    """A warp a row, the register tiles, then the block: the variants of ``family`` (their names'
-    prefix) for one element type (``suffix``: "", "_f16", "_bf16")."""
-    return ((256, f"{family}_warp{suffix}"), (4096, f"{family}_onepass{suffix}_c4096"),
-            (16384, f"{family}_onepass{suffix}_c16384"),
-            (None, f"{family}_block{suffix or '_1024'}"))
+    """The variants of ``family`` (their names' prefix) for one element type (``suffix``: "",
+    "_f16", "_bf16"): a register tile sized to the row, then (for the backwards) the cluster, then
+    the block."""
+    block = (None, f"{family}_block{suffix or '_1024'}")
+    entries = [(c, f"{family}_onepass{suffix}_c{c}") for c in _tile_sizes(family, suffix)]
+    start = _CLUSTER_FROM.get(family, {}).get(suffix)
+    if start is not None:
+        if start - 1 > entries[-1][0]:
+            entries.append((start - 1, block[1]))
+        entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES if c >= start]
+    return (*entries, block)
 
 
-#: The backwards' register tiles, a size a kernel (kernels/*backward/*_onepass.cu).
-GRAD_TILES = {"": (32, 128, 512, 1024, 2048, 4096, 8192, 16384),
-              "_f16": (32, 128, 512, 1024, 2048, 4096, 8192, 16384, 32768)}
-GRAD_TILES["_bf16"] = GRAD_TILES["_f16"]
-
-
-def _grad_ladder(family: str, suffix: str):
-    """The backwards: a register tile sized to the row, then the block."""
-    return (*((c, f"{family}_onepass{suffix}_c{c}") for c in GRAD_TILES[suffix]),
-            (None, f"{family}_block{suffix or '_1024'}"))
-
-
-_LADDERS = {"softmax_backward": ("backward", _grad_ladder), "log_softmax": ("log_softmax", _ladder),
-            "log_softmax_backward": ("log_softmax_backward", _grad_ladder),
-            "scaled_softmax_bias": ("scaled_bias", _ladder), "scaled_softmax_mask": ("scaled_mask", _ladder),
-            "scaled_softmax_causal": ("scaled_causal", _ladder)}
+_LADDERS = {"softmax_backward": "backward", "log_softmax": "log_softmax",
+            "log_softmax_backward": "log_softmax_backward", "scaled_softmax_bias": "scaled_bias",
+            "scaled_softmax_mask": "scaled_mask", "scaled_softmax_causal": "scaled_causal"}
 
 #: op -> dtype -> ((largest row length or None, variant name), ...), in order, for the ops
 #: besides the forward.
 OP_TABLES = {
-    op: {dtype: ladder(family, suffix) for dtype, suffix in
+    op: {dtype: _ladder(family, suffix) for dtype, suffix in
          (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
-    for op, (family, ladder) in _LADDERS.items()
+    for op, family in _LADDERS.items()
 }
 
 

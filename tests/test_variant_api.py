@@ -180,6 +180,20 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
     assert dispatch.TABLE["float32"][-1][0] is None, "fp32 takes any row length"
 
 
+def test_every_op_dispatches_every_row_length_to_a_declared_variant_of_its_op():
+    from softmax_harness import dispatch
+
+    names = {v.name: v for v in softmax_harness.variants()}
+    for op, tables in dispatch.OP_TABLES.items():
+        for dtype, table in tables.items():
+            assert all(name in names and names[name].op.name == op for _, name in table), (op, dtype)
+            limits = [limit for limit, _ in table]
+            assert limits[:-1] == sorted(limits[:-1]) and limits[-1] is None, (op, dtype)
+            for n_cols in (1, 33, 1000, 16385, 32769, 65536, 65537, 131072, 131073, 2**20):
+                chosen = dispatch.choose_op(op, n_cols, dtype=dtype)
+                assert chosen.supports(n_cols, dtype), (op, dtype, n_cols, chosen.name)
+
+
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     from softmax_harness import dispatch
 

@@ -11,6 +11,8 @@
 #include "include/half.cuh"
 #include "include/reduce.cuh"
 #include "include/tile.cuh"
+#include "include/tile_sum.cuh"
+#include "include/cluster.cuh"
 
 namespace sh {
 
@@ -79,24 +81,40 @@ __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T*
     Tile ta, tb;
     ta.load(ar, n, lane, alike);
     tb.load(br, n, lane, alike);
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < Tile::CHUNKS; ++k) {
-        float t[W];
-#pragma unroll
-        for (int j = 0; j < W; ++j) {
-            const int i = W * k + j;
-            t[j] = ta.inside(i, n, lane) ? G::add(0.0f, ta.get(i), tb.get(i)) : 0.0f;
-        }
-#pragma unroll
-        for (int width = W / 2; width > 0; width /= 2) {
-#pragma unroll
-            for (int j = 0; j < width; ++j) t[j] += t[j + width];
-        }
-        s += t[0];
-    }
+    float s = tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); });
     s = slot.reduce(Sum(), s);
     if (slot.live) ta.write(row_of(dx, row, n_cols), n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), s); });
+}
+
+// A long row over a thread-block cluster of CLUSTER blocks (sm_90), each holding its slice of a and
+// b in registers (read once): each block's sum (tile_sum, then the block's tree) is published in
+// its shared memory, and after a cluster barrier every block adds the CLUSTER sums as a tree in
+// rank order (the same s in every block, bitwise), says it is done with them, and writes its
+// slice of dx.
+template <class G, class T, int CLUSTER, int THREADS, int E>
+__device__ __forceinline__ void grad_cluster_rows(const T* __restrict__ a, const T* __restrict__ b,
+                                                  T* __restrict__ dx, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    using Tile = RowTile<T, THREADS, E>;
+    __shared__ float scratch[32];
+    __shared__ float published;
+    const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
+    const size_t row = part.row;
+    const int start = part.start, n = part.n, lane = threadIdx.x;
+    const T* ar = row_of(a, row, n_cols) + start;
+    const T* br = row_of(b, row, n_cols) + start;
+    const bool alike = shift_of<T, Tile::W>(ar) == shift_of<T, Tile::W>(br);
+    Tile ta, tb;
+    ta.load(ar, n, lane, alike);
+    tb.load(br, n, lane, alike);
+    const float all = cluster_reduce<CLUSTER>(
+        Sum(), tile_sum(ta, n, lane, [&](int i) { return G::add(0.0f, ta.get(i), tb.get(i)); }), scratch, &published);
+    cluster_arrive();  // done with the others' sums: they may leave once every block has said so
+    ta.write(row_of(dx, row, n_cols) + start, n, lane, [&](int i) { return G::out(ta.get(i), tb.get(i), all); });
+    cluster_wait();
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
 }
 
 }  // namespace sh
@@ -121,4 +139,10 @@ __device__ __forceinline__ void grad_tile_rows(const T* __restrict__ a, const T*
 #define GRAD_TILE(NAME, G, T, THREADS, LANES, E)                                             \
     extern "C" __global__ void __launch_bounds__(THREADS) NAME(GRAD_KERNEL_ARGS(T)) {        \
         sh::grad_tile_rows<G, T, LANES, E>(a, b, dx, n_rows, n_cols);                        \
+    }
+// A row over a cluster of CLUSTER blocks of THREADS, E elements a thread (sm_90: min_sm=90).
+#define GRAD_CLUSTER(NAME, G, T, CLUSTER, THREADS, E)                                                 \
+    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS)                    \
+        NAME(GRAD_KERNEL_ARGS(T)) {                                                                   \
+        sh::grad_cluster_rows<G, T, CLUSTER, THREADS, E>(a, b, dx, n_cols);                           \
     }

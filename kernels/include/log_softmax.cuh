@@ -7,8 +7,13 @@
 #include "include/math.cuh"
 #include "include/reduce.cuh"
 #include "include/state.cuh"
+#include "include/exp.cuh"
+#include "include/tile_sum.cuh"
+#include "include/cluster.cuh"
 
 namespace sh {
+
+constexpr float LN2 = 0.6931471805599453f;
 
 template <class T>
 __device__ __forceinline__ float partial_max(const T* __restrict__ x, int n, int lane, int lanes) {
@@ -41,32 +46,57 @@ __device__ __forceinline__ void log_softmax_block_row(const T* __restrict__ x, T
     write_log_row(x, z, n, m, logf(d), threadIdx.x, blockDim.x);
 }
 
-// One row of at most THREADS * PER elements in registers: x read once.
-template <class T, int THREADS, int PER>
-__device__ __forceinline__ void log_softmax_tile_row(const T* __restrict__ x, T* __restrict__ z, int n,
-                                                     float* scratch) {
-    float v[PER];
-    float m = Max::identity();
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        v[k] = i < n ? to_float(x[i]) : neg_inf();
-        m = fmaxf(m, v[k]);
-    }
-    m = THREADS == 32 ? warp_reduce(Max(), m) : block_reduce(Max(), m, scratch);
-    float d = 0.0f;
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        if (i < n) d += expf(v[k] - m);
-    }
-    d = THREADS == 32 ? warp_reduce(Sum(), d) : block_reduce(Sum(), d, scratch);
-    const float log_d = logf(d);
-#pragma unroll
-    for (int k = 0; k < PER; ++k) {
-        const int i = k * THREADS + threadIdx.x;
-        if (i < n) z[i] = from_float<T>((v[k] - m) - log_d);
-    }
+// A row of at most LANES * E elements a group of LANES lanes (several rows a block, or a row a
+// block), in registers (sh::RowTile): x read once, in 16-byte vectors; the maximum, the sum of
+// ex2((x - m) log2 e) (sh::chunk_sum's order; positions outside the row hold -inf and add 0), and
+// z written from the registers. Fast arithmetic (fast_math=true exp=ex2): one ex2.approx an
+// element, log d as lg2.approx(d) ln 2, kept at 0 or above (d >= 1: its largest term is
+// ex2(0) = 1 exactly) so that z <= 0 holds; a NaN d stays NaN.
+template <class T, int LANES, int E>
+__device__ __forceinline__ void log_softmax_tile_rows(const T* __restrict__ x, T* __restrict__ z, int n_rows,
+                                                      int n_cols) {
+    using Tile = RowTile<T, LANES, E>;
+    const RowSlot<LANES> slot(n_rows);
+    const size_t row = slot.live ? slot.row : 0;
+    const int n = slot.live ? n_cols : 0, lane = slot.lane;
+    Tile t;
+    t.load(row_of(x, row, n_cols), n, lane);
+    const float m = slot.reduce(Max(), t.max());
+    const ExpArgs<false> arg(m);
+    const float d = slot.reduce(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }));
+    float log_d = lg2(d) * LN2;
+    log_d = log_d < 0.0f ? 0.0f : log_d;
+    if (slot.live) t.write(row_of(z, row, n_cols), n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
+}
+
+// A row of at most CLUSTER * THREADS * E elements over a cluster of CLUSTER blocks (sm_90), each
+// block's slice of x in registers (read once, whole 16-byte vectors a slice, so that every slice
+// is misaligned as the row is): the row's maximum and then its sum are each a block's tree
+// published in shared memory and combined over the cluster in rank order (sh::cluster_tree: the
+// same m and d in every block), then z written from the registers, with the tile's arithmetic.
+template <class T, int CLUSTER, int THREADS, int E>
+__device__ __forceinline__ void log_softmax_cluster_rows(const T* __restrict__ x, T* __restrict__ z, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    using Tile = RowTile<T, THREADS, E>;
+    __shared__ float scratch[32];
+    __shared__ float published[2];
+    const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
+    const size_t row = part.row;
+    const int start = part.start, n = part.n, lane = threadIdx.x;
+    Tile t;
+    t.load(row_of(x, row, n_cols) + start, n, lane);
+    const float m = cluster_reduce<CLUSTER>(Max(), t.max(), scratch, &published[0]);
+    const ExpArgs<false> arg(m);
+    const float d = cluster_reduce<CLUSTER>(
+        Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) { return ex2(arg(t.get(i))); }), scratch, &published[1]);
+    cluster_arrive();  // done with the others' values: they may leave once every block has said so
+    float log_d = lg2(d) * LN2;
+    log_d = log_d < 0.0f ? 0.0f : log_d;
+    t.write(row_of(z, row, n_cols) + start, n, lane, [&](int i) { return (t.get(i) - m) - log_d; });
+    cluster_wait();
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
 }
 
 }  // namespace sh

@@ -2,7 +2,8 @@
 // vectors where both rows are misaligned alike, s = sum(dy) reduced over the row's lanes, dx
 // written from the registers. A kernel a row size, shaped as softmax_backward's tiles; longer rows
 // go to log_softmax_backward_block. 16-bit rows of 32768 take 1024 threads of 32 elements: on 512
-// threads of 64, the exponential's registers spill.
+// threads of 64, the exponential's registers spill. 16-bit rows of 128 take 4 lanes of 32, as
+// softmax_backward's.
 //
 // @variant name=log_softmax_backward_onepass_c32 op=log_softmax_backward kernel=log_softmax_backward_onepass_c32 algorithm=safe geometry=group-per-row lanes=8 threads=128 max_cols=32 vector=4
 // @variant name=log_softmax_backward_onepass_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_c128 algorithm=safe geometry=group-per-row lanes=16 threads=128 max_cols=128 vector=4
@@ -13,7 +14,7 @@
 // @variant name=log_softmax_backward_onepass_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_c8192 algorithm=safe geometry=block-per-row threads=512 max_cols=8192 vector=4
 // @variant name=log_softmax_backward_onepass_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=4
 // @variant name=log_softmax_backward_onepass_f16_c32 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c32 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=32 vector=8 dtypes=float16
-// @variant name=log_softmax_backward_onepass_f16_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c128 algorithm=safe geometry=group-per-row lanes=8 threads=128 max_cols=128 vector=8 dtypes=float16
+// @variant name=log_softmax_backward_onepass_f16_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c128 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c512 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c512 algorithm=safe geometry=group-per-row lanes=16 threads=128 max_cols=512 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c1024 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c1024 algorithm=safe geometry=warp-per-row threads=128 max_cols=1024 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c2048 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c2048 algorithm=safe geometry=block-per-row threads=64 max_cols=2048 vector=8 dtypes=float16
@@ -22,7 +23,7 @@
 // @variant name=log_softmax_backward_onepass_f16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c32768 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c32768 algorithm=safe geometry=block-per-row threads=1024 max_cols=32768 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_bf16_c32 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c32 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=32 vector=8 dtypes=bfloat16
-// @variant name=log_softmax_backward_onepass_bf16_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c128 algorithm=safe geometry=group-per-row lanes=8 threads=128 max_cols=128 vector=8 dtypes=bfloat16
+// @variant name=log_softmax_backward_onepass_bf16_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c128 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c512 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c512 algorithm=safe geometry=group-per-row lanes=16 threads=128 max_cols=512 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c1024 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c1024 algorithm=safe geometry=warp-per-row threads=128 max_cols=1024 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c2048 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c2048 algorithm=safe geometry=block-per-row threads=64 max_cols=2048 vector=8 dtypes=bfloat16
@@ -42,7 +43,7 @@ GRAD_TILE(log_softmax_backward_onepass_c4096, sh::LogSoftmaxGrad, float, 512, 51
 GRAD_TILE(log_softmax_backward_onepass_c8192, sh::LogSoftmaxGrad, float, 512, 512, 16)
 GRAD_TILE(log_softmax_backward_onepass_c16384, sh::LogSoftmaxGrad, float, 512, 512, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c32, sh::LogSoftmaxGrad, sh::half_t, 128, 4, 8)
-GRAD_TILE(log_softmax_backward_onepass_f16_c128, sh::LogSoftmaxGrad, sh::half_t, 128, 8, 16)
+GRAD_TILE(log_softmax_backward_onepass_f16_c128, sh::LogSoftmaxGrad, sh::half_t, 128, 4, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c512, sh::LogSoftmaxGrad, sh::half_t, 128, 16, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c1024, sh::LogSoftmaxGrad, sh::half_t, 128, 32, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c2048, sh::LogSoftmaxGrad, sh::half_t, 64, 64, 32)
@@ -51,7 +52,7 @@ GRAD_TILE(log_softmax_backward_onepass_f16_c8192, sh::LogSoftmaxGrad, sh::half_t
 GRAD_TILE(log_softmax_backward_onepass_f16_c16384, sh::LogSoftmaxGrad, sh::half_t, 512, 512, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c32768, sh::LogSoftmaxGrad, sh::half_t, 1024, 1024, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c32, sh::LogSoftmaxGrad, sh::bf16_t, 128, 4, 8)
-GRAD_TILE(log_softmax_backward_onepass_bf16_c128, sh::LogSoftmaxGrad, sh::bf16_t, 128, 8, 16)
+GRAD_TILE(log_softmax_backward_onepass_bf16_c128, sh::LogSoftmaxGrad, sh::bf16_t, 128, 4, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c512, sh::LogSoftmaxGrad, sh::bf16_t, 128, 16, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c1024, sh::LogSoftmaxGrad, sh::bf16_t, 128, 32, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c2048, sh::LogSoftmaxGrad, sh::bf16_t, 64, 64, 32)
