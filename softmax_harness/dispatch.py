@@ -22,10 +22,10 @@ length measured the one-pass kernel sized to C was the faster
 
 The other ops (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, read
 once) up to 16384 columns (32768 for log_softmax, and for the backwards in 16 bits); the
-backwards' longer rows, up to 131072, go over a cluster of 8 blocks on sm_90; the rest to a block
-a row, reading the row two or three times.
+longer rows, up to 131072, go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once);
+the rest to a block a row, reading the row two or three times.
 
-The 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
+The forward's 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
 (reports/measurements/cluster_crossover_*.json).
 """
@@ -81,14 +81,15 @@ def _tile_sizes(family: str, suffix: str):
 
 #: Long rows over a cluster of 8 blocks (kernels/*/*_cluster.cu, sm_90), sized 32768, 65536 and
 #: 131072: family -> type -> the row length from which the cluster kernel sized to the row is
-#: taken. The backwards' where measured faster than the block (reports/measurements/
-#: backward_cluster_ab.json: fp32 0.90-0.97 of copy at 65535-131072 against the block's
-#: 0.55-0.75, 16-bit 0.83-0.90 at 131072 against 0.34-0.47); log_softmax's and the fused
-#: forward's from the end of their tiles (to be measured).
-_CLUSTER_FROM = {"backward": {"": 16385, "_f16": 32769, "_bf16": 32769},
-                 "log_softmax_backward": {"": 32769, "_f16": 65537, "_bf16": 65537},
+#: taken. Measured beside the block (reports/measurements/clusters_promoted.jsonl), the cluster
+#: is faster from 24576 columns on in every op and type, by 0.05-0.45 of copy, and so is
+#: everything but the block at 16385 in the fp32 backwards (block 0.82-0.93, cluster 0.66-0.71)
+#: and the 16-bit bias form (0.41 against 0.29): those take the cluster from halfway between.
+_CLUSTER_FROM = {"backward": {"": 20481, "_f16": 32769, "_bf16": 32769},
+                 "log_softmax_backward": {"": 20481, "_f16": 32769, "_bf16": 32769},
                  "log_softmax": {"": 32769, "_f16": 32769, "_bf16": 32769},
-                 **{f"scaled_{form}": {"": 16385, "_f16": 16385, "_bf16": 16385}
+                 **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 4096 * (form == "bias"),
+                                       "_bf16": 16385 + 4096 * (form == "bias")}
                     for form in ("bias", "mask", "causal")}}
 _CLUSTER_SIZES = (32768, 65536, 131072)
 
