@@ -43,8 +43,12 @@ def load(path: Path) -> dict:
     data = json.loads(Path(path).read_text())
     tables: dict[str, dict[str, dict[int, dict]]] = defaultdict(lambda: defaultdict(dict))
     other: dict[str, dict] = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    small: dict[str, dict] = {"latency": defaultdict(dict), "host overhead": defaultdict(dict)}
     for bench in data["benchmarks"]:
         info = bench.get("extra_info", {})
+        for kind, key in (("latency", "latency_of"), ("host overhead", "host_overhead_of")):
+            if key in info:
+                small[kind][(info["dtype"], info["N"], info["C"])][info[key]] = info["us"]
         if "kernel" in info:
             dtype = info.get("dtype", "float32")
             into = other[info["op"]] if "op" in info else tables
@@ -57,6 +61,7 @@ def load(path: Path) -> dict:
     ops = {op: {d: dict(t[d]) for d in _in_order(t)}
            for op, t in other.items()}
     return {"tables": {d: dict(tables[d]) for d in order}, "ops": ops,
+            "small": {kind: dict(rows) for kind, rows in small.items() if rows},
             "machine": data.get("machine_info", {}), "commit": commit, "datetime": data.get("datetime", "")}
 
 
@@ -70,8 +75,11 @@ def combine(paths: list[Path]) -> dict:
     says which run each section came from."""
     runs = [(load(path), str(path)) for path in paths]
     run = dict(runs[-1][0])
-    run["tables"], run["ops"], run["sources"] = {}, {}, {}
+    run["tables"], run["ops"], run["sources"], run["small"] = {}, {}, {}, {}
     for one, source in runs:
+        for kind, rows in one.get("small", {}).items():
+            run["small"][kind] = rows
+            run["sources"][kind] = _label(one, source)
         for dtype, table in one["tables"].items():
             if set(table) <= {"copy"}:  # a sweep of other ops times the copy on its own too
                 continue
@@ -126,7 +134,36 @@ def markdown(run: dict, source: str = "") -> str:
     for op, tables in run.get("ops", {}).items():
         lines += ["", f"## {op}", "", *run_of(op), "The copy moves the same bytes: the inputs read once and "
                   "the output written once.", "", *_op_section(op, tables)]
+    for kind, rows in run.get("small", {}).items():
+        lines += ["", f"## Small batches: {kind} (µs)", "", *run_of(kind), SMALL_NOTES[kind], "",
+                  *_small_section(rows)]
     return "\n".join(lines) + "\n"
+
+
+SMALL_NOTES = {
+    "latency": "The device time of one softmax call with a cold L2 (a 256 MiB buffer overwritten and "
+               "the stream held by a spin before each call; medians of 20; `softmax_harness.latency`). "
+               "harness-cupy: `softmax_harness.softmax` on CuPy arrays; harness-torch: "
+               "`softmax_harness.torch.softmax` on torch tensors. Bold: the fastest at that shape.",
+    "host overhead": "The host time of one call: 100 calls back to back, unsynchronised, wall time over "
+                     "100 (medians of 10).",
+}
+
+
+def _small_section(rows: dict) -> list[str]:
+    """A row per (dtype, N, C), a column per contender."""
+    who = [w for w in ("harness-cupy", "harness-torch", "torch", "torch.compile", "triton", "quack")
+           if any(w in r for r in rows.values())]
+    lines = ["| dtype | N x C | " + " | ".join(who) + " |", "|---|---|" + "---|" * len(who)]
+    def order(key):
+        return (*DTYPE_ORDER, key[0]).index(key[0]), key[1], key[2]
+
+    for (dtype, n, c), found in sorted(rows.items(), key=lambda kv: order(kv[0])):
+        fastest = min(found.values())
+        cells = [("n/a" if w not in found else f"**{found[w]:.1f}**" if found[w] == fastest
+                  else f"{found[w]:.1f}") for w in who]
+        lines.append(f"| {dtype} | {n} x {c} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _op_section(op: str, tables: dict) -> list[str]:

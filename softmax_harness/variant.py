@@ -60,6 +60,8 @@ class Variant:
         self._smem_asked = 0  # the dynamic shared memory the compiled function may take
         self._resident: dict[int, int] = {}  # split-row: blocks that fit on each device at once
         self._workspaces: dict[tuple[int, int], object] = {}  # split-row: one per (device, stream)
+        self._workspace_args: dict[tuple[int, int], object] = {}  # what the kernel is passed of each
+        self._plans: dict[tuple, tuple] = {}  # (rows, cols, itemsize, device) -> Variant._plan's
 
     name = property(lambda self: self.spec.name)
     algorithm = property(lambda self: self.spec.algorithm)
@@ -201,28 +203,124 @@ class Variant:
         n_rows, n_cols = x.shape
         if n_rows == 0 or n_cols == 0:
             return out
-        if not self.runs_here(x.device.id):
-            raise self._error(RuntimeError, f"needs compute capability {self.spec.min_sm / 10:.1f} "
-                              f"or newer (this device: {compute_capability(x.device.id) / 10:.1f})")
-        function = self.compile()
         if self.spec.launcher is not None:
-            self._launcher()(function, *arrays, out)
+            self._require_device(x.device.id)
+            self._launcher()(self.compile(), *arrays, out)
             return out
-        grid, block, smem = self.launch_config(n_rows, n_cols, x.device.id)
-        if self.spec.geometry == "split-row":
-            args = (x, out, np.int32(n_rows), np.int32(n_cols))
-        else:
-            given = {**dict(zip(self.op.inputs, arrays, strict=True)), "out": out, "rows": np.int32(n_rows),
-                     "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
-            given.update((role, np.float32(given[role])) for role in SCALAR_ROLES if role in given)
-            args = tuple(given[role] for role in self.spec.args)
-        if smem > max(48 * 1024, self._smem_asked):  # beyond the default limit a launch must ask for it
-            function.max_dynamic_shared_size_bytes = self._smem_asked = smem
-        if self.spec.geometry == "split-row":
-            self._launch_split(function, grid, block, args, smem)
-            return out
-        function(grid, block, args, shared_mem=smem)
+        self.launch((*arrays, out), n_rows, n_cols, x.dtype.itemsize, x.device.id)
         return out
+
+    def _require_device(self, device_id: int) -> None:
+        if not self.runs_here(device_id):
+            raise self._error(RuntimeError, f"needs compute capability {self.spec.min_sm / 10:.1f} "
+                              f"or newer (this device: {compute_capability(device_id) / 10:.1f})")
+
+    def launch(self, operands, n_rows: int, n_cols: int, itemsize: int, device_id: int, stream=None) -> None:
+        """Launch over (``n_rows``, ``n_cols``) elements of ``itemsize`` bytes on ``operands``: the
+        op's inputs then the output, as CuPy arrays or device addresses (``numpy.uint64``), scalars
+        as numbers; on ``stream`` (anything with the stream's handle as ``.ptr``; None: CuPy's
+        current stream). Checks
+        nothing: callers check the operands (:meth:`check_input`, or the torch entry point's own)."""
+        plan = self._plans.get((n_rows, n_cols, itemsize, device_id))
+        if plan is None:
+            plan = self._plan(n_rows, n_cols, itemsize, device_id)
+        kernel, grid, block, smem, slots, scalars, parts = plan
+        if scalars:
+            operands = list(operands)
+            for i in scalars:
+                operands[i] = np.float32(operands[i])
+        args = tuple(operands[s] if s.__class__ is int else s for s in slots)
+        if parts is None:
+            kernel(grid, block, args, shared_mem=smem, stream=stream)
+            return
+        if stream is None:
+            import cupy
+
+            stream = cupy.cuda.get_current_stream()
+        key = (device_id, stream.ptr)
+        workspace = self._workspace_args.get(key)
+        first = workspace is None
+        if first:
+            owner = self._first_workspace(device_id, stream, operands[0])
+            workspace = np.uint64(owner.data_ptr()) if hasattr(owner, "data_ptr") else owner
+        kernel(grid, block, (*args, workspace, parts), shared_mem=smem, stream=stream,
+               enable_cooperative_groups=True)
+        if first:
+            self._check_workspace(device_id, stream, owner)
+            self._workspace_args[key] = workspace
+
+    def _plan(self, n_rows: int, n_cols: int, itemsize: int, device_id: int):
+        """What a launch over (``n_rows``, ``n_cols``) on the device needs beside the operands, made
+        once: the compiled function, grid, block, shared memory, the arguments' order (an operand's
+        index, or a constant), which operands are scalars, and a split-row launch's blocks a row
+        (``split_plan``, over the blocks that fit at once: the occupancy API decides, as a profiler
+        or sanitizer may take registers)."""
+        import cupy
+
+        self._require_device(device_id)
+        function = self.compile()
+        spec = self.spec
+        grid, block, smem = self.launch_config(n_rows, n_cols, device_id)
+        with cupy.cuda.Device(device_id):
+            kernel = getattr(function, "kernel", function)  # RawKernel -> this device's Function
+            if smem > max(48 * 1024, self._smem_asked):  # beyond the default a launch must ask for it
+                function.max_dynamic_shared_size_bytes = self._smem_asked = smem
+            parts = None
+            if spec.geometry == "split-row":
+                if device_id not in self._resident:
+                    occupancy = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor
+                    per_sm = occupancy(kernel.ptr, block[0], smem)
+                    self._resident[device_id] = per_sm * multiprocessor_count(device_id)
+                blocks = min(grid[0], self._resident[device_id])
+                chunk = 16 // itemsize
+                try:
+                    groups, n_parts = split_plan(n_rows, n_cols, spec.tile, blocks, block[0], chunk)
+                except ValueError as exc:
+                    raise self._error(ValueError, str(exc)) from None
+                grid, parts = (groups * n_parts,), np.int32(n_parts)
+        where = {role: i for i, role in enumerate((*self.op.inputs, "out"))}
+        constants = {"rows": np.int32(n_rows), "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
+        roles = ("in", "out", "rows", "cols") if spec.geometry == "split-row" else spec.args
+        slots = tuple(where[role] if role in where else constants[role] for role in roles)
+        scalars = tuple(where[role] for role in SCALAR_ROLES if role in where)
+        if len(self._plans) >= 64:  # a few shapes in a loop; a sweep over many needs no cache
+            self._plans.clear()
+        plan = (kernel, grid, block, smem, slots, scalars, parts)
+        self._plans[(n_rows, n_cols, itemsize, device_id)] = plan
+        return plan
+
+    def _first_workspace(self, device_id: int, stream, like):
+        """A zeroed workspace for the split-row kernel's first launch on ``stream``: from torch's
+        allocator for a torch caller (which a CUDA graph capture of torch's takes into its pool),
+        else from CuPy's, made on the stream itself."""
+        import cupy
+
+        size = 7 * self._resident[device_id] + 2
+        if isinstance(like, np.uint64):
+            import torch
+
+            return torch.zeros(size, dtype=torch.int32, device=f"cuda:{device_id}")
+        with cupy.cuda.Device(device_id), cupy.cuda.ExternalStream(stream.ptr, device_id):
+            return cupy.zeros(size, dtype=cupy.uint32)
+
+    def _check_workspace(self, device_id: int, stream, workspace) -> None:
+        """Once a stream: a kernel that leaves its workspace dirty would wreck the next launch. Not
+        while the stream is captured into a CUDA graph, where reading it back would break the
+        capture (the suite checks every split-row kernel outside one). A torch caller's workspace is
+        a torch tensor, kept alive here."""
+        import cupy
+
+        handle = cupy.cuda.ExternalStream(stream.ptr, device_id)
+        if not handle.is_capturing():
+            if hasattr(workspace, "data_ptr"):  # a torch tensor
+                dirty = int(workspace.count_nonzero())
+            else:
+                with cupy.cuda.Device(device_id), handle:
+                    dirty = int(cupy.count_nonzero(workspace))
+            if dirty:
+                raise self._error(RuntimeError, "left its workspace non-zero; a split-row kernel must zero "
+                                  "it before it exits (the next launch reuses it)")
+        self._workspaces[(device_id, stream.ptr)] = workspace
 
     def _launcher(self):
         """The header's ``launcher=module:function``, imported once; the module is looked up
@@ -237,39 +335,3 @@ class Variant:
                 sys.path.append(folder)
             self._launch_fn = load(self.spec.launcher, what=f"softmax variant {self.name!r}: launcher")
         return self._launch_fn
-
-    def _launch_split(self, function, grid, block, args, smem):
-        """A cooperative launch (all blocks resident, or CuPy refuses it) with a zeroed workspace
-        and the blocks per row (``split_plan``) over at most ``blocks_per_sm`` blocks per
-        multiprocessor, or fewer if fewer fit (the occupancy API decides: a profiler or sanitizer
-        may take registers). The kernel leaves its workspace zeroed, so one per device and stream
-        serves every launch (launches on one stream never overlap)."""
-        import cupy
-
-        kernel = getattr(function, "kernel", function)  # RawKernel -> cupy.cuda.Function
-        device = args[0].device.id
-        if device not in self._resident:  # asked once per device, not on every launch
-            per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.ptr, block[0], smem)
-            self._resident[device] = per_sm * multiprocessor_count(device)
-        blocks = min(grid[0], self._resident[device])
-        chunk = 16 // args[0].dtype.itemsize
-        try:
-            groups, parts = split_plan(int(args[2]), int(args[3]), self.spec.tile, blocks, block[0], chunk)
-        except ValueError as exc:
-            raise self._error(ValueError, str(exc)) from None
-        stream = cupy.cuda.get_current_stream()
-        key = (device, stream.ptr)
-        workspace = self._workspaces.get(key)
-        first = workspace is None
-        if first:
-            workspace = cupy.zeros(7 * self._resident[device] + 2, dtype=cupy.uint32)
-        kernel((groups * parts,), block, (*args, workspace, np.int32(parts)), shared_mem=smem,
-               enable_cooperative_groups=True)
-        # Once a stream: a kernel that leaves it dirty would wreck the next launch. Not while the
-        # stream is captured into a CUDA graph, where reading the workspace back would break the
-        # capture (the suite checks every split-row kernel outside one).
-        if first:
-            if not stream.is_capturing() and int(cupy.count_nonzero(workspace)):
-                raise self._error(RuntimeError, "left its workspace non-zero; a split-row kernel must zero "
-                                  "it before it exits (the next launch reuses it)")
-            self._workspaces[key] = workspace

@@ -14,13 +14,14 @@ import statistics
 import pytest
 
 import softmax_harness
-from softmax_harness import baselines, dispatch
+from softmax_harness import baselines, dispatch, latency
 from softmax_harness.bench import (
     SWEEP_COLS,
     SWEEP_DTYPES,
     SWEEP_OPS,
     TIMER,
     bytes_moved,
+    clocked,
     copier,
     gpu_clock,
     gpu_timed,
@@ -149,3 +150,44 @@ def test_copy_ceiling(benchmark, n_cols, dtype):
     benchmark.group = f"{dtype} C={n_cols}"
     benchmark.pedantic(gpu_timed(copier(x, out), repeat=5), rounds=15, warmup_rounds=1)
     _record(benchmark, "copy", x, benchmark.stats.stats.median, benchmark.stats.stats.median)
+
+
+def _contender_or_skip(who, shape, dtype):
+    try:
+        fn = latency.contender(who, shape, dtype)
+    except latency.NotInstalled as exc:
+        pytest.skip(f"{exc} is not installed")
+    except ValueError as exc:
+        pytest.skip(str(exc))
+    runs_or_skip(who, fn)  # compiles (torch.compile, Triton) outside the timing
+    return fn
+
+
+def _small_id(prefix, who, shape, dtype):
+    return f"{prefix}-{dtype}-{shape[0]}x{shape[1]}-{who}"
+
+
+@pytest.mark.parametrize("who,shape,dtype", [
+    pytest.param(w, s, d, id=_small_id("latency", w, s, d))
+    for d in latency.DTYPES for s in latency.SHAPES for w in latency.CONTENDERS])
+def test_latency(benchmark, who, shape, dtype):
+    """One call's device time with a cold L2 (see :mod:`softmax_harness.latency`), stored as the
+    round's time: the median is the latency."""
+    fn = _contender_or_skip(who, shape, dtype)
+    benchmark.group = f"latency {dtype} {shape[0]}x{shape[1]}"
+    benchmark.pedantic(clocked(lambda: latency.cold_seconds(fn)), rounds=20, warmup_rounds=3, iterations=1)
+    benchmark.extra_info.update({"latency_of": who, "N": shape[0], "C": shape[1], "dtype": dtype,
+                                 "us": benchmark.stats.stats.median * 1e6, "timer": "cuda-events, cold L2"})
+
+
+@pytest.mark.parametrize("who,shape,dtype", [
+    pytest.param(w, s, d, id=_small_id("host", w, s, d))
+    for d in latency.DTYPES for s in latency.HOST_SHAPES for w in latency.CONTENDERS])
+def test_host_overhead(benchmark, who, shape, dtype):
+    """One call's host time, 100 calls back to back unsynchronised: what the host spends before
+    the GPU can start, apart from the device time."""
+    fn = _contender_or_skip(who, shape, dtype)
+    benchmark.group = f"host overhead {dtype} {shape[0]}x{shape[1]}"
+    benchmark.pedantic(clocked(lambda: latency.host_seconds(fn)), rounds=10, warmup_rounds=2, iterations=1)
+    benchmark.extra_info.update({"host_overhead_of": who, "N": shape[0], "C": shape[1], "dtype": dtype,
+                                 "us": benchmark.stats.stats.median * 1e6, "timer": "perf_counter, host"})

@@ -159,3 +159,20 @@ def test_of_several_runs_each_op_comes_from_the_last_that_measured_it(tmp_path):
     assert "| fast |" in forward and "commit abcdef1234" in forward  # the forward from the only run with it
     assert "new_tile" in backward and "old_tile" not in backward and "commit fedcba9876" in backward
     assert "kept" in log and "commit abcdef1234" in log
+
+
+def test_small_batches_have_a_latency_and_a_host_overhead_table(tmp_path):
+    def small(key, who, n, c, us, dtype="float32"):
+        info = {key: who, "N": n, "C": c, "dtype": dtype, "us": us}
+        return {"group": "small", "name": f"{who}-{n}x{c}", "stats": {"median": us / 1e6}, "extra_info": info}
+
+    rows = [small("latency_of", "harness-torch", 8, 128256, 10.5),
+            small("latency_of", "torch", 8, 128256, 45.0),
+            small("latency_of", "torch", 1, 32000, 14.7, "bfloat16"),
+            small("host_overhead_of", "harness-cupy", 1, 4096, 6.25)]
+    text = report.markdown(report.load(save(tmp_path, rows)))
+    latency = text.split("## Small batches: latency (µs)")[1].split("##")[0]
+    assert "| float32 | 8 x 128256 | **10.5** | 45.0 |" in latency
+    assert "| bfloat16 | 1 x 32000 | n/a | **14.7** |" in latency
+    assert latency.index("float32") < latency.index("bfloat16")
+    assert "| float32 | 1 x 4096 | **6.2** |" in text.split("## Small batches: host overhead (µs)")[1]

@@ -1,0 +1,163 @@
+"""The small-batch regime: a few rows of vocabulary-length logits, timed one launch at a time.
+
+Two figures per contender, apart:
+
+- **latency**, the device time of one call with a cold L2 (µs): before each timed call a 256 MiB
+  buffer is overwritten (4x the 60 MB L2) and a spin kernel holds the stream for ~200 µs, so the
+  host has queued the call before the GPU reaches it and the host's own time does not show;
+  CUDA events around the call, medians of the rounds;
+- **host overhead**, the host time of one call (µs): ``calls`` calls back to back with no
+  synchronisation (the queue never fills), wall time over ``calls``.
+
+The contenders are named in :data:`CONTENDERS`: ours from CuPy arrays (``dispatch.softmax``) and
+from torch tensors (``softmax_harness.torch.softmax``, a ``torch.library`` operator), torch,
+torch.compile, Triton's one-program-a-row kernel (rows it holds whole) and Quack (where it is
+installed), each on its own inputs made once.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+
+from . import dtypes
+
+#: N x C of the sweep: decode-time batches of vocabulary-length rows, and many short rows.
+SHAPES = (*((n, c) for n in (1, 8, 64, 256) for c in (4096, 32000, 128256, 151936, 262144)), (4096, 1024))
+DTYPES = ("float32", "bfloat16")
+#: The shapes whose host overhead is measured: a tile's launch and a split-row launch.
+HOST_SHAPES = ((1, 4096), (8, 128256))
+CONTENDERS = ("harness-cupy", "harness-torch", "torch", "torch.compile", "triton", "quack")
+
+FLUSH_BYTES = 256 * 2**20
+SPIN_NS = 200_000
+
+_SPIN = r"""
+extern "C" __global__ void spin(long long ns) {
+    long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    for (long long now = start; now - start < ns;) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+}
+"""
+
+
+class NotInstalled(Exception):
+    """The contender's package is not installed here."""
+
+
+@functools.cache
+def _flush_buffer():
+    import cupy
+
+    return cupy.empty(FLUSH_BYTES, dtype=cupy.uint8)
+
+
+@functools.cache
+def _spin():
+    import cupy
+
+    return cupy.RawKernel(_SPIN, "spin")
+
+
+def _events():
+    import cupy
+
+    return cupy.cuda.Event(), cupy.cuda.Event()
+
+
+def cold_seconds(fn) -> float:
+    """Device seconds of one ``fn()`` with a cold L2, queued behind a spin (see the module)."""
+    import cupy
+    import numpy as np
+
+    start, end = _events()
+    _flush_buffer().fill(0)
+    _spin()((1,), (1,), (np.int64(SPIN_NS),))
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+
+def host_seconds(fn, calls: int = 100) -> float:
+    """Host seconds per call of ``calls`` calls of ``fn()`` back to back, unsynchronised."""
+    import cupy
+
+    cupy.cuda.Device().synchronize()
+    begin = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    spent = time.perf_counter() - begin
+    cupy.cuda.Device().synchronize()
+    return spent / calls
+
+
+def inputs(shape: tuple[int, int], dtype: str):
+    """(x, out) as CuPy arrays, standard-normal rows, and their torch views (x_t, out_t)."""
+    import cupy
+
+    from .baselines import as_torch
+
+    fmt = dtypes.of(dtype)
+    x = cupy.random.default_rng(shape[1]).standard_normal(shape, dtype=cupy.float32).astype(fmt.numpy())
+    out = cupy.empty_like(x)
+    return x, out, as_torch(x), as_torch(out)
+
+
+def contender(who: str, shape: tuple[int, int], dtype: str):
+    """``fn()``: one call of ``who`` (a name of :data:`CONTENDERS`) on inputs of ``shape``, made once.
+    Raises :class:`NotInstalled`, or ValueError where it does not take the shape."""
+    x, out, xt, outt = inputs(shape, dtype)
+    if who == "harness-cupy":
+        from . import dispatch
+
+        return lambda: dispatch.softmax(x, out=out)
+    try:
+        import torch
+    except ImportError:
+        raise NotInstalled("torch") from None
+    if who == "harness-torch":
+        from .torch import softmax
+
+        return lambda: softmax(xt)
+    if who == "torch":
+        return lambda: torch.softmax(xt, -1)
+    if who == "torch.compile":
+        compiled = torch.compile(lambda t: torch.softmax(t, -1), dynamic=False)
+        return lambda: compiled(xt)
+    if who == "triton":
+        return _triton(xt, outt)
+    if who == "quack":
+        try:
+            from quack.softmax import _softmax_fwd
+        except Exception:  # noqa: BLE001 - not installed, or its CUTLASS DSL does not load here
+            raise NotInstalled("quack") from None
+        return lambda: _softmax_fwd(xt, outt)
+    raise ValueError(f"unknown contender {who!r} (known: {', '.join(CONTENDERS)})")
+
+
+def _triton(xt, outt):
+    from .baselines import TRITON_MAX_COLS, triton_rows_kernel
+
+    try:
+        triton, kernel = triton_rows_kernel()
+    except ImportError:
+        raise NotInstalled("triton") from None
+    n_rows, n_cols = xt.shape
+    if n_cols > TRITON_MAX_COLS:
+        raise ValueError(f"the Triton row kernel holds whole rows: C <= {TRITON_MAX_COLS}")
+    if str(xt.dtype) != "torch.float32":
+        raise ValueError("the Triton row kernel is the fp32 baseline")
+    block = triton.next_power_of_2(n_cols)
+    warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
+    launch = kernel[(n_rows,)]
+    return lambda: launch(xt, outt, n_cols, BLOCK=block, num_warps=warps)
+
+
+def latency_us(fn, rounds: int = 30, warmup: int = 3) -> float:
+    """Median cold-L2 device µs of ``fn()`` over ``rounds`` (after ``warmup`` calls)."""
+    for _ in range(warmup):
+        fn()
+    return statistics.median(cold_seconds(fn) for _ in range(rounds)) * 1e6

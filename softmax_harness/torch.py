@@ -1,0 +1,187 @@
+"""The dispatched kernels as torch operators: ``torch.ops.softmax_harness.softmax``,
+``log_softmax`` and their backwards, defined with ``torch.library``, differentiable, with fake
+(meta) implementations so that ``torch.compile`` traces through them without a graph break.
+
+Each call launches the variant that :mod:`~softmax_harness.dispatch` picks straight on the
+tensors' device addresses, on torch's current stream (so inside a ``torch.cuda.graph`` capture
+too): no DLPack round trip and no CuPy array a call. Tensors of any shape, float32, float16 or
+bfloat16, along any ``dim`` (a dim other than the last is moved there and back, with a copy each
+way).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import cupy
+import numpy as np
+import torch
+
+from . import dispatch
+from .variant import INT32_MAX
+
+_TYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
+
+_LIB = torch.library.Library("softmax_harness", "DEF")
+#: op -> the name of its first input (the backwards take the forward's output and the gradient).
+_FIRST = {"softmax": "x", "log_softmax": "x", "softmax_backward": "y", "log_softmax_backward": "z"}
+for _op, _first in _FIRST.items():
+    _second = ", Tensor dy" if _op.endswith("backward") else ""
+    _LIB.define(f"{_op}(Tensor {_first}{_second}, int dim=-1) -> Tensor")
+
+
+class _Stream:
+    """A stream handle where CuPy's launch reads one (``.ptr``)."""
+
+    __slots__ = ("ptr",)
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+
+
+_cupy_device = cupy.cuda.runtime.getDevice
+
+
+@functools.cache
+def _stream(handle: int) -> _Stream:
+    return _Stream(handle)
+
+
+try:
+    _raw_stream = torch._C._cuda_getCurrentRawStream  # the handle alone: no Stream object a call
+except AttributeError:  # pragma: no cover - older torch
+    def _raw_stream(device_index):
+        return torch.cuda.current_stream(device_index).cuda_stream
+
+
+@functools.lru_cache(maxsize=512)
+def _variant(op: str, n_cols: int, device_index: int, dtype: str, aligned: bool):
+    if op == "softmax":
+        return dispatch.choose(n_cols, device_index, dtype, aligned=aligned)
+    return dispatch.choose_op(op, n_cols, device_index, dtype)
+
+
+def _problem(op: str, message: str, kind=ValueError):
+    return kind(f"softmax_harness.torch.{op}: {message}")
+
+
+def _check(op: str, tensors, dim: int) -> None:
+    first = tensors[0]
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            raise _problem(op, f"expected a torch.Tensor, got {type(t).__name__}", TypeError)
+        if t.device.type != "cuda":
+            raise _problem(op, f"expected a CUDA tensor, got one on {t.device}", TypeError)
+        if t.dtype not in _TYPES:
+            raise _problem(op, f"dtype {t.dtype} is not supported (float32, float16, bfloat16)", TypeError)
+        if t.shape != first.shape or t.dtype != first.dtype or t.device != first.device:
+            raise _problem(op, f"dy is {t.dtype} {tuple(t.shape)} on {t.device}, the output "
+                           f"{first.dtype} {tuple(first.shape)} on {first.device}: they must match")
+    if first.ndim == 0 or not -first.ndim <= dim < first.ndim:
+        raise _problem(op, f"dim {dim} is out of range for shape {tuple(first.shape)}", IndexError)
+
+
+def _run(op: str, tensors, dim: int) -> torch.Tensor:
+    """``op`` along ``dim`` of ``tensors`` (one, or the output and the gradient)."""
+    _check(op, tensors, dim)
+    first = tensors[0]
+    last = dim in (-1, first.ndim - 1)
+    rows = [t if last and t.is_contiguous() else t.movedim(dim, -1).contiguous() for t in tensors]
+    out = torch.empty_like(rows[0])
+    n_cols = rows[0].shape[-1]
+    n_rows = rows[0].numel() // n_cols if n_cols else 0
+    if n_rows and n_cols:
+        if n_rows > INT32_MAX // 8 or n_cols > INT32_MAX:  # a cluster kernel's grid: 8 blocks a row
+            raise _problem(op, f"{n_rows} rows of {n_cols} columns are past the kernels' 32-bit grid")
+        size = rows[0].element_size()
+        addresses = [np.uint64(t.data_ptr()) for t in (*rows, out)]
+        device = first.device.index if first.device.index is not None else torch.cuda.current_device()
+        aligned = int(addresses[0]) % 16 == 0 and n_cols * size % 16 == 0
+        try:
+            variant = _variant(op, n_cols, device, _TYPES[first.dtype], aligned)
+        except LookupError as exc:
+            raise _problem(op, str(exc)) from None
+        stream = _stream(_raw_stream(device))
+        if device == _cupy_device():
+            variant.launch(addresses, n_rows, n_cols, size, device, stream)
+        else:
+            with cupy.cuda.Device(device):
+                variant.launch(addresses, n_rows, n_cols, size, device, stream)
+    return out if last else out.movedim(-1, dim).contiguous()
+
+
+def _impl(op: str, run):
+    """``run(op, tensors, dim)`` in the operator's own signature."""
+    if op.endswith("backward"):
+        return lambda y, dy, dim=-1: run(op, (y, dy), dim)
+    return lambda x, dim=-1: run(op, (x,), dim)
+
+
+def _refuse(op: str, tensors, dim: int):
+    _check(op, tensors, dim)  # names the device (or the dtype)
+    raise _problem(op, "expected CUDA tensors", TypeError)
+
+
+def _fake(op: str):
+    def like(first, *rest, dim=-1):
+        return torch.empty_like(first, memory_format=torch.contiguous_format)
+
+    return like
+
+
+for _op in _FIRST:
+    _LIB.impl(_op, _impl(_op, _run), "CUDA")
+    _LIB.impl(_op, _impl(_op, _refuse), "CPU")
+    torch.library.register_fake(f"softmax_harness::{_op}", _fake(_op), lib=_LIB)
+
+_ops = torch.ops.softmax_harness
+
+
+def _keep_output(ctx, inputs, output):
+    ctx.save_for_backward(output)
+    ctx.dim = inputs[1] if len(inputs) > 1 else -1
+
+
+def _softmax_gradient(ctx, dy):
+    (y,) = ctx.saved_tensors
+    return _ops.softmax_backward.default(y, dy, ctx.dim), None
+
+
+def _log_softmax_gradient(ctx, dy):
+    (z,) = ctx.saved_tensors
+    return _ops.log_softmax_backward.default(z, dy, ctx.dim), None
+
+
+torch.library.register_autograd("softmax_harness::softmax", _softmax_gradient,
+                                setup_context=_keep_output, lib=_LIB)
+torch.library.register_autograd("softmax_harness::log_softmax", _log_softmax_gradient,
+                                setup_context=_keep_output, lib=_LIB)
+
+_softmax = _ops.softmax.default
+_log_softmax = _ops.log_softmax.default
+_softmax_backward = _ops.softmax_backward.default
+_log_softmax_backward = _ops.log_softmax_backward.default
+
+
+def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """``torch.softmax(x, dim)`` by the harness's dispatched kernel; differentiable, capturable in
+    a CUDA graph, traced by ``torch.compile`` as one operator."""
+    return _softmax(x, dim)
+
+
+def log_softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """``torch.log_softmax(x, dim)`` by the harness's dispatched kernel; differentiable."""
+    return _log_softmax(x, dim)
+
+
+def softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """``dx = y * (dy - sum(dy * y))`` along ``dim``: the softmax's gradient from its output ``y``."""
+    return _softmax_backward(y, dy, dim)
+
+
+def log_softmax_backward(z: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """``dx = dy - exp(z) * sum(dy)`` along ``dim``: log_softmax's gradient from its output ``z``."""
+    return _log_softmax_backward(z, dy, dim)
+
+
+__all__ = ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward"]
