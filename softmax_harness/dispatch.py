@@ -83,10 +83,11 @@ def _tile_sizes(family: str, suffix: str):
 #: 131072: family -> type -> the row length from which the cluster kernel sized to the row is
 #: taken. Measured beside the block (reports/measurements/clusters_promoted.jsonl), the cluster
 #: is faster from 24576 columns on in every op and type, by 0.05-0.45 of copy, and so is
-#: everything but the block at 16385 in the fp32 backwards (block 0.82-0.93, cluster 0.66-0.71)
-#: and the 16-bit bias form (0.41 against 0.29): those take the cluster from halfway between.
-_CLUSTER_FROM = {"backward": {"": 20481, "_f16": 32769, "_bf16": 32769},
-                 "log_softmax_backward": {"": 20481, "_f16": 32769, "_bf16": 32769},
+#: everything at 16385 but the fp32 backwards (block 0.82-0.93, cluster 0.66-0.71) and the
+#: 16-bit bias form (0.41 against 0.29). Between them (cluster_crossover.jsonl) the cluster wins
+#: from 18432 in the softmax backward, 22528 in log_softmax's (0.81 both) and the bias form.
+_CLUSTER_FROM = {"backward": {"": 17409, "_f16": 32769, "_bf16": 32769},
+                 "log_softmax_backward": {"": 22529, "_f16": 32769, "_bf16": 32769},
                  "log_softmax": {"": 32769, "_f16": 32769, "_bf16": 32769},
                  **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 4096 * (form == "bias"),
                                        "_bf16": 16385 + 4096 * (form == "bias")}

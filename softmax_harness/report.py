@@ -109,16 +109,22 @@ def _device(run: dict) -> str:
         or run["machine"].get("node", "GPU")
 
 
+BANDWIDTH_NOTE = (
+    "GB/s counting the input read once and the output written once; in brackets, the",
+    "percentage of a device-to-device copy of the same bytes timed in the same run (beside",
+    "each kernel, round by round; the row of those copies gives their range, and the copy",
+    "row, a copy timed on its own, is shown against their median).",
+    "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
+)
+
+
 def markdown(run: dict, source: str = "") -> str:
+    sweep = bool(run["tables"] or run.get("ops"))
     lines = [
-        f"# Softmax bandwidth, ~1 GiB inputs ({_device(run)}, "
+        f"# {'Softmax bandwidth, ~1 GiB inputs' if sweep else 'Softmax, small batches'} ({_device(run)}, "
         f"{run['datetime'][:19]}, commit {run['commit'].get('id', '?')[:10]})",
         "",
-        "GB/s counting the input read once and the output written once; in brackets, the",
-        "percentage of a device-to-device copy of the same bytes timed in the same run (beside",
-        "each kernel, round by round; the row of those copies gives their range, and the copy",
-        "row, a copy timed on its own, is shown against their median).",
-        "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
+        *(BANDWIDTH_NOTE if sweep else ()),
         f"Source: `{source}`" if source else "",
     ]
     sources = run.get("sources", {})
@@ -327,7 +333,7 @@ def _run(args) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "bench.md").write_text(markdown(run, ", ".join(map(str, sources))))
     written = [out / "bench.md"]
-    if not args.no_plot:
+    if not args.no_plot and run["tables"]:  # the plot draws the forward's sweep
         plot(run, out / "bench.png")
         written.append(out / "bench.png")
     print("wrote " + ", ".join(map(str, written)))

@@ -176,3 +176,14 @@ def test_small_batches_have_a_latency_and_a_host_overhead_table(tmp_path):
     assert "| bfloat16 | 1 x 32000 | n/a | **14.7** |" in latency
     assert latency.index("float32") < latency.index("bfloat16")
     assert "| float32 | 1 x 4096 | **6.2** |" in text.split("## Small batches: host overhead (µs)")[1]
+
+
+def test_a_run_of_small_batches_alone_is_titled_so_and_draws_no_plot(tmp_path):
+    row = {"group": "small", "name": "torch-1x4096", "stats": {"median": 5e-6},
+           "extra_info": {"latency_of": "torch", "N": 1, "C": 4096, "dtype": "float32", "us": 5.0}}
+    path = save(tmp_path, [row])
+    from softmax_harness import cli
+
+    assert cli.main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "bench.md").read_text().startswith("# Softmax, small batches (")
+    assert not (tmp_path / "out" / "bench.png").exists()
