@@ -28,8 +28,10 @@ def describe() -> dict:
     driver = cupy.cuda.runtime.driverGetVersion()
     runtime = cupy.cuda.runtime.runtimeGetVersion()
     nvrtc = cupy.cuda.nvrtc.getVersion()
+    uuid = bytes(props.get("uuid", b"")).hex()
     return {
         "device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
+        **({"uuid": f"GPU-{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"} if uuid else {}),
         "compute_capability": f"{props['major']}.{props['minor']}",
         "multiprocessors": props["multiProcessorCount"],
         "l2_bytes": props["l2CacheSize"],

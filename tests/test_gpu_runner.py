@@ -276,3 +276,148 @@ def test_at_most_two_batches_past_element_2_31_build_at_once(tmp_path):
     for t in threads:
         t.join(10)
     assert most[0] == 2 and inside[0] == 0
+
+
+SMI = """0, GPU-aaaa0000-0000-0000-0000-000000000000, NVIDIA H200, 580.1
+1, GPU-bbbb0000-0000-0000-0000-000000000000, NVIDIA H200, 580.1
+2, GPU-cccc0000-0000-0000-0000-000000000000, NVIDIA H200, 580.1
+3, GPU-dddd0000-0000-0000-0000-000000000000, NVIDIA H200, 580.1
+"""
+
+
+def test_the_visible_gpus_follow_cuda_visible_devices(monkeypatch):
+    import subprocess
+
+    from softmax_harness.run import spread
+
+    monkeypatch.setattr(spread.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, SMI, ""))
+    assert [g["index"] for g in spread.visible_gpus({})] == ["0", "1", "2", "3"]
+    # indices or UUID prefixes, in that order, up to the first that names no GPU (as CUDA reads it)
+    chosen = spread.visible_gpus({"CUDA_VISIBLE_DEVICES": "2,GPU-bbbb,7,3"})
+    assert [(g["index"], g["name"]) for g in chosen] == [("2", "NVIDIA H200"), ("1", "NVIDIA H200")]
+    assert spread.visible_gpus({"CUDA_VISIBLE_DEVICES": ""}) == []
+
+
+def test_the_groups_hold_every_variant_once_and_balance_the_recorded_seconds():
+    import random
+
+    from softmax_harness.run.spread import balance
+
+    rng = random.Random(0)
+    names = [f"v{i}" for i in range(300)]
+    seconds = {v: rng.lognormvariate(0, 1) for v in names[:280]}  # 20 never timed: the median each
+    typical = sorted(seconds.values())[140]
+    for n in (2, 4, 8):
+        groups = balance(names, seconds, n, first_load=30.0)
+        assert sorted(v for g in groups for v in g) == sorted(names)
+        loads = [sum(seconds.get(v, typical) for v in g) + 30.0 * (k == 0) for k, g in enumerate(groups)]
+        ideal = max(sum(loads) / n, max(seconds.values()))  # no grouping does better than this
+        assert max(loads) <= 1.05 * ideal, (n, loads)
+
+
+def _report_for(command):
+    """What a child run of ``command`` (a spread run's child) would report: a test a variant, and
+    the gallery's hunts where it was given known-bad kernels."""
+    from softmax_harness import catalog
+    from softmax_harness.run import schema
+
+    refs = [a.split("=", 1)[1] for a in command if a.startswith("--variant=")]
+    bad = {v.name for v in catalog.known_bad()}
+    tests = [{"nodeid": f"tests/test_kernels.py::test_x[{r}]", "outcome": "passed", "duration": 1.0}
+             for r in refs if r not in bad]
+    tests += [{"nodeid": f"tests/test_known_bad.py::test_caught[{r}]", "outcome": "passed", "duration": 1.0}
+              for r in refs if r in bad]
+    group = command[command.index("--group") + 1]
+    return schema.build(tests=tests, sanitizer={}, caught={r: True for r in refs if r in bad}, tally={},
+                        environment={"device": "NVIDIA H200"}, kernels_sha256=schema.kernel_digests(),
+                        profile="dev", seconds=float(len(tests)), shard=group)
+
+
+def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
+    """Four GPUs faked: a child a GPU pinned by CUDA_VISIBLE_DEVICES, every variant in exactly one
+    group, the gallery with the first; the third child crashes without a report, which is
+    recorded as an error of its GPU while the others' reports merge."""
+    import io
+    from pathlib import Path
+
+    from softmax_harness import catalog
+    from softmax_harness.run import orchestrate, schema, spread
+
+    started = []
+
+    class Done:
+        def __init__(self, code):
+            self.code = code
+
+        def wait(self):
+            return self.code
+
+    def start(command, env, output):
+        started.append((command, env["CUDA_VISIBLE_DEVICES"]))
+        output.write_text("child output\n")
+        out = Path(command[command.index("--out") + 1])
+        if command[command.index("--group") + 1] == "3/4":
+            return Done(139)  # killed before it wrote a report
+        schema.write(_report_for(command), out)
+        return Done(0)
+
+    gpus = [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
+            for line in SMI.splitlines()]
+    monkeypatch.setattr(spread, "_start", start)
+    plan = orchestrate.Plan(out=tmp_path / "gpu.json", workers=3, sanitize=True)
+    report = spread.run_spread(plan, gpus, io.StringIO())
+    assert sorted(env for _, env in started) == sorted(g["uuid"] for g in gpus)
+    for command, _ in started:
+        assert "--one-gpu" in command and "--sanitize" in command
+        assert command[command.index("--workers") + 1] == "3"
+    names = [v.ref for v in catalog.select("variant")]
+    groups = [d["variants"] for d in report["devices"]]
+    assert sorted(v for g in groups for v in g) == sorted(names)
+    assert max(map(len, groups)) - min(map(len, groups)) <= 1  # no earlier report: balanced by count
+    assert report["devices"][0]["gallery"] and not any(d["gallery"] for d in report["devices"][1:])
+    crashed = report["devices"][2]
+    assert crashed["exit"] == 139 and crashed["summary"]["error"] == 1
+    errors = [t for t in report["tests"] if t["outcome"] == "error"]
+    assert [t["nodeid"] for t in errors] == [f"gpu::{gpus[2]['uuid']}"]
+    assert "exited with 139" in errors[0]["longrepr"]
+    ran = {t["nodeid"] for t in report["tests"]}
+    assert all(f"tests/test_kernels.py::test_x[{v}]" in ran for k in (0, 1, 3) for v in groups[k])
+    assert report["gallery"]["catch_rate"] == f"{len(catalog.known_bad())}/{len(catalog.known_bad())}"
+    assert report["merged_from"] == ["1/4", "2/4", "3/4", "4/4"] and report["wall_seconds"] >= 0
+
+
+def test_a_spread_run_balances_by_the_earlier_report():
+    """The variants that took long in the earlier report are spread first; the gallery's time
+    counts against the first group."""
+    from softmax_harness import catalog
+    from softmax_harness.run import spread
+
+    names = [v.ref for v in catalog.select("variant")]
+    slow = names[:4]
+    tests = [{"nodeid": f"tests/test_kernels.py::test_x[{v}-float32]", "outcome": "passed",
+              "duration": 100.0 if v in slow else 1.0} for v in names]
+    tests.append({"nodeid": "tests/test_known_bad.py::test_gallery", "outcome": "passed", "duration": 50.0})
+    seconds, other = spread.recorded_seconds({"tests": tests}, names)
+    assert seconds[slow[0]] == 100.0 and seconds[names[-1]] == 1.0 and other == 50.0
+    groups = spread.balance(names, seconds, 4, first_load=other)
+    assert sorted(sum(v in slow for v in g) for g in groups) == [1, 1, 1, 1]
+    assert len(groups[0]) < len(groups[1])  # the gallery's 50 s leave it fewer variants
+
+
+def test_a_group_child_runs_the_gallery_only_as_the_first_group(monkeypatch):
+    import io
+
+    import pytest
+
+    from softmax_harness.run import orchestrate
+
+    labels = []
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, *a: labels.append(label) or [])
+    wanted = ["online_warp", "bad_early_return"]
+    assert orchestrate.select(orchestrate.Plan(group="1/3", variants=wanted)) == (["online_warp"],
+                                                                                 ["bad_early_return"])
+    assert orchestrate.select(orchestrate.Plan(group="2/3", variants=wanted)) == (["online_warp"], [])
+    report = orchestrate.run_suite(orchestrate.Plan(group="2/3", variants=wanted), io.StringIO())
+    assert labels == ["variants"] and report["shard"] == "2/3"
+    with pytest.raises(ValueError, match="expected K/N with 1 <= K <= N, got '4/3'"):
+        orchestrate.select(orchestrate.Plan(group="4/3"))

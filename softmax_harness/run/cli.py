@@ -10,6 +10,7 @@ from pathlib import Path
 from .. import catalog, gpu
 from . import schema
 from .orchestrate import Plan, run_suite, sanitize_all, select
+from .spread import run_spread, visible_gpus
 from .sweep import sweep
 
 
@@ -28,6 +29,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
                         "for device calls with a time limit; join the reports with --merge")
+    p.add_argument("--one-gpu", action="store_true",
+                   help="run on the first visible GPU only (by default the suite is spread over every "
+                        "visible GPU: a group of variants a GPU, balanced by --balance-from)")
+    p.add_argument("--balance-from", type=Path, default=schema.REPORT, metavar="REPORT",
+                   help="the report whose test durations balance the groups over the GPUs "
+                        "(default: reports/gpu.json; without it, by count)")
+    p.add_argument("--group", default=None, metavar="K/N",
+                   help="the variants named are group K of a run spread over N GPUs (the gallery goes "
+                        "with 1/N); set by the spread run for each of its children")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
                    help="join shard reports of one tree into --out (no GPU needed)")
     p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
@@ -57,8 +67,8 @@ def main(argv=None) -> int:
             print(f"gpu-check: merged {len(args.merge)} reports: {report['summary']} -> {args.out}")
             return 0 if schema.clean(report["summary"]) else 1
         plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
-                    workers=args.workers, variants=args.variant, shard=args.shard, deadline=args.deadline,
-                    rest_of=args.rest_of, sanitize=args.sanitize)
+                    workers=args.workers, variants=args.variant, shard=args.shard, group=args.group,
+                    deadline=args.deadline, rest_of=args.rest_of, sanitize=args.sanitize)
         names, bad = select(plan)  # an unknown name is an error before any GPU question
     except (ValueError, catalog.UnknownVariantError) as exc:
         print(f"gpu-check: {exc}", file=sys.stderr)
@@ -74,7 +84,12 @@ def main(argv=None) -> int:
             sanitizer = sanitize_all(names, bad, log) if args.sanitize else {}
             ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
             return 0 if ok else 1
-        report = run_suite(plan, log, bench)
+        alone = args.one_gpu or args.shard or args.group or args.rest_of
+        gpus = [] if alone else visible_gpus()
+        if len(gpus) > 1:
+            report = run_spread(plan, gpus, log, earlier=args.balance_from, bench=bench)
+        else:
+            report = run_suite(plan, log, bench)
     schema.write(report, args.out)
     print(f"gpu-check: {report['summary']} in {report['seconds']} s -> {args.out} (log: {log_path})")
     return 0 if schema.clean(report["summary"]) and not bench.get("failures") else 1

@@ -33,6 +33,7 @@ class Plan:
     workers: int = 0
     variants: list[str] = field(default_factory=list)  # empty: all
     shard: str | None = None
+    group: str | None = None  # "K/N": the variants named are group K of a run spread over N GPUs
     deadline: float | None = None
     rest_of: Path | None = None
     sanitize: bool = False
@@ -44,9 +45,23 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
     names = [v.ref for v in catalog.select("variant", wanted)]
     bad = [v.ref for v in catalog.select("bad_variant", wanted)]
     if plan.shard:
-        k, n = (int(part) for part in plan.shard.split("/"))
+        k, n = _fraction(plan.shard)
         names, bad = names[k - 1::n], bad if k == 1 else []
+    if plan.group:
+        k, _ = _fraction(plan.group)
+        bad = bad if k == 1 else []
     return names, bad
+
+
+def _fraction(text: str) -> tuple[int, int]:
+    """K and N of "K/N" (1 <= K <= N)."""
+    try:
+        k, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"expected K/N, got {text!r}") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"expected K/N with 1 <= K <= N, got {text!r}")
+    return k, n
 
 
 def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, deadline) -> list[dict]:
@@ -121,7 +136,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
         sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log) \
             if plan.sanitize and names else None
-        if bad or not (plan.shard or plan.rest_of):
+        if bad or not (plan.shard or plan.group or plan.rest_of):
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
         chosen = [*common, *spread, *rest] if rest else \
@@ -135,5 +150,5 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         tests=tests, sanitizer=sanitizer, caught=schema.gallery_catches(tests, bad), tally=tally,
         environment={**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
         kernels_sha256=schema.kernel_digests(), profile=plan.profile, seconds=time.time() - started,
-        bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard,
+        bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard or plan.group,
         rest_of=plan.rest_of.name if plan.rest_of else None)
