@@ -28,7 +28,8 @@ def describe() -> dict:
     driver = cupy.cuda.runtime.driverGetVersion()
     runtime = cupy.cuda.runtime.runtimeGetVersion()
     nvrtc = cupy.cuda.nvrtc.getVersion()
-    uuid = bytes(props.get("uuid", b"")).hex()
+    raw = props.get("uuid", b"")
+    uuid = bytes(raw).hex() if isinstance(raw, (bytes, bytearray)) and len(raw) == 16 else ""
     return {
         "device": props["name"].decode() if isinstance(props["name"], bytes) else props["name"],
         **({"uuid": f"GPU-{uuid[:8]}-{uuid[8:12]}-{uuid[12:16]}-{uuid[16:20]}-{uuid[20:]}"} if uuid else {}),
