@@ -5,7 +5,9 @@ dispatched op and whose backward the dispatched backward (``dx = y * (dy - sum(d
 backward's g: ``scale * g`` for x, g for the bias; a masked element's g is 0 (its y is).
 
 Each call runs on torch's current stream, on CuPy views of the tensors (DLPack, no copy; about
-40 µs of host time a call: the small-batch issue's ``torch.library`` entry point removes it).
+40 µs of host time a call). :mod:`softmax_harness.torch` has softmax and log_softmax as
+``torch.library`` operators launched on the tensors' addresses instead, traced by
+``torch.compile``; the fused forward is here only.
 """
 
 from __future__ import annotations

@@ -217,10 +217,11 @@ class Variant:
 
     def launch(self, operands, n_rows: int, n_cols: int, itemsize: int, device_id: int, stream=None) -> None:
         """Launch over (``n_rows``, ``n_cols``) elements of ``itemsize`` bytes on ``operands``: the
-        op's inputs then the output, as CuPy arrays or device addresses (``numpy.uint64``), scalars
-        as numbers; on ``stream`` (anything with the stream's handle as ``.ptr``; None: CuPy's
-        current stream). Checks
-        nothing: callers check the operands (:meth:`check_input`, or the torch entry point's own)."""
+        op's inputs then the output, as CuPy arrays or the device addresses of torch tensors
+        (``numpy.uint64``: a split-row workspace then comes from torch's allocator), scalars as
+        numbers; on ``stream`` (anything with the stream's handle as ``.ptr``; None: CuPy's current
+        stream). Checks nothing: callers check the operands (:meth:`check_input`, or the torch
+        entry point's own)."""
         plan = self._plans.get((n_rows, n_cols, itemsize, device_id))
         if plan is None:
             plan = self._plan(n_rows, n_cols, itemsize, device_id)
