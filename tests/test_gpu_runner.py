@@ -363,7 +363,7 @@ def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
 
     gpus = [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
             for line in SMI.splitlines()]
-    monkeypatch.setattr(spread, "_start", start)
+    monkeypatch.setattr(spread, "start_child", start)
     plan = orchestrate.Plan(out=tmp_path / "gpu.json", workers=3, sanitize=True)
     report = spread.run_spread(plan, gpus, io.StringIO())
     assert sorted(env for _, env in started) == sorted(g["uuid"] for g in gpus)
@@ -421,3 +421,59 @@ def test_a_group_child_runs_the_gallery_only_as_the_first_group(monkeypatch):
     assert labels == ["variants"] and report["shard"] == "2/3"
     with pytest.raises(ValueError, match="expected K/N with 1 <= K <= N, got '4/3'"):
         orchestrate.select(orchestrate.Plan(group="4/3"))
+
+
+def test_the_sweep_spreads_its_inputs_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
+    """Each input (type and shape) is timed on one GPU, every benchmark once; the shares join
+    into one saved run in which each benchmark names the GPU that measured it. A share whose
+    child saved nothing is a failure of the sweep, not of the others."""
+    import io
+    import json
+    from pathlib import Path
+
+    from softmax_harness.run import spread, sweep
+
+    kernels = ("copy", "online_warp", "torch.softmax")
+    ids = [f"tests/test_bench.py::test_softmax_bandwidth[{p}C{c}-{k}]"
+           for p in ("", "bfloat16-") for c in (32, 1024, 65535) for k in kernels]
+    ids += [f"tests/test_bench.py::test_latency[latency-{d}-{n}x32000-{w}]"
+            for d in ("float32", "bfloat16") for n in (1, 8) for w in ("torch", "quack")]
+    assert sweep.input_key(ids[0]) == "float32-C32" and sweep.input_key(ids[-1]) == "latency-bfloat16-8x32000"
+    gpus = [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
+            for line in SMI.splitlines()]
+    seen = []
+
+    class Done:
+        def __init__(self, code):
+            self.code = code
+
+        def wait(self):
+            return self.code
+
+    def start(command, env, output):
+        share = [a for a in command if a.startswith("tests/")]
+        seen.append((env["CUDA_VISIBLE_DEVICES"], share))
+        out = Path(next(a for a in command if a.startswith("--benchmark-json=")).split("=", 1)[1])
+        if env["CUDA_VISIBLE_DEVICES"] == gpus[3]["uuid"]:
+            return Done(1)  # saved nothing
+        benchmarks = [{"fullname": i, "extra_info": {}, "stats": {}} for i in share]
+        out.write_text(json.dumps({"machine_info": {}, "commit_info": {}, "datetime": "now",
+                                   "benchmarks": benchmarks}))
+        return Done(0)
+
+    monkeypatch.setattr(sweep, "_collect", lambda: ids)
+    monkeypatch.setattr(spread, "start_child", start)
+    monkeypatch.setattr(sweep, "_report_and_prune", lambda run, out_dir, storage: run)
+    result = sweep.sweep_spread(gpus, io.StringIO(), tmp_path / "reports", storage=tmp_path / "bench")
+    assert sorted(i for _, share in seen for i in share) == sorted(ids)
+    owner = {}
+    for uuid, share in seen:
+        for i in share:
+            assert owner.setdefault(sweep.input_key(i), uuid) == uuid  # one input, one GPU
+    assert len({uuid for uuid, share in seen if share}) == 4
+    run = json.loads(Path(result["run"]).read_text())
+    lost = {i for uuid, share in seen if uuid == gpus[3]["uuid"] for i in share}
+    assert sorted(b["fullname"] for b in run["benchmarks"]) == sorted(set(ids) - lost)
+    assert {b["extra_info"]["gpu"]["uuid"] for b in run["benchmarks"]} == {g["uuid"] for g in gpus[:3]}
+    assert result["failures"] and "GPU 3" in result["failures"][0]
+    assert Path(result["run"]).name.startswith("0001_")

@@ -11,7 +11,7 @@ from .. import catalog, gpu
 from . import schema
 from .orchestrate import Plan, run_suite, sanitize_all, select
 from .spread import run_spread, visible_gpus
-from .sweep import sweep
+from .sweep import sweep, sweep_spread
 
 
 def parser() -> argparse.ArgumentParser:
@@ -30,8 +30,9 @@ def parser() -> argparse.ArgumentParser:
                    help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
                         "for device calls with a time limit; join the reports with --merge")
     p.add_argument("--one-gpu", action="store_true",
-                   help="run on the first visible GPU only (by default the suite is spread over every "
-                        "visible GPU: a group of variants a GPU, balanced by --balance-from)")
+                   help="run on the first visible GPU only (by default the suite and the sweep are "
+                        "spread over every visible GPU: a group of variants a GPU, balanced by "
+                        "--balance-from; the sweep's inputs by count)")
     p.add_argument("--balance-from", type=Path, default=schema.REPORT, metavar="REPORT",
                    help="the report whose test durations balance the groups over the GPUs "
                         "(default: reports/gpu.json; without it, by count)")
@@ -78,14 +79,21 @@ def main(argv=None) -> int:
         return 2
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    alone = args.one_gpu or args.shard or args.group or args.rest_of
+    gpus = [] if alone else visible_gpus()
     with open(log_path, "w") as log:
-        bench = sweep(args.timeout, log, args.compare_fail, args.out.parent) if args.bench else {}
+        bench = {}
+        if args.bench and len(gpus) > 1:
+            if args.compare_fail:
+                print("gpu-check: --compare-fail compares a one-GPU sweep (--one-gpu); not this one",
+                      file=sys.stderr)
+            bench = sweep_spread(gpus, log, args.out.parent)
+        elif args.bench:
+            bench = sweep(args.timeout, log, args.compare_fail, args.out.parent)
         if args.no_tests:
             sanitizer = sanitize_all(names, bad, log) if args.sanitize else {}
             ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
             return 0 if ok else 1
-        alone = args.one_gpu or args.shard or args.group or args.rest_of
-        gpus = [] if alone else visible_gpus()
         if len(gpus) > 1:
             report = run_spread(plan, gpus, log, earlier=args.balance_from, bench=bench)
         else:

@@ -97,9 +97,10 @@ def child_command(plan: Plan, refs: list[str], k: int, n: int, out: Path) -> lis
     return command + [f"--variant={ref}" for ref in refs]
 
 
-def _start(command: list[str], env: dict, output: Path) -> subprocess.Popen:
+def start_child(command: list[str], env: dict, output: Path) -> subprocess.Popen:
+    """A child in the repository's root, its output into ``output``."""
     with open(output, "w") as sink:
-        return subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        return subprocess.Popen(command, env=env, stdout=sink, stderr=subprocess.STDOUT, cwd=schema.ROOT)
 
 
 def _crashed(gpu: dict, k: int, n: int, plan: Plan, why: str) -> dict:
@@ -132,7 +133,7 @@ def run_spread(plan: Plan, gpus: list[dict], log, earlier: Path | None = None,
         env = {**os.environ, "CUDA_VISIBLE_DEVICES": gpu["uuid"]}
         print(f"gpu-check: group {k}/{n} on GPU {gpu['index']} ({gpu['uuid']}): {len(group)} variants"
               + (f" and the gallery of {len(bad)}" if k == 1 and bad else ""), flush=True)
-        children.append((k, gpu, group, out, _start(child_command(plan, refs, k, n, out), env,
+        children.append((k, gpu, group, out, start_child(child_command(plan, refs, k, n, out), env,
                                                      out.with_suffix(".out"))))
     reports, devices = [], []
     for k, gpu, group, out, child in children:
