@@ -285,6 +285,23 @@ SMI = """0, GPU-aaaa0000-0000-0000-0000-000000000000, NVIDIA H200, 580.1
 """
 
 
+def faked_gpus() -> list[dict]:
+    from softmax_harness.run import spread
+
+    return [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
+            for line in SMI.splitlines()]
+
+
+class Finished:
+    """A child process that has ended with ``code``."""
+
+    def __init__(self, code: int):
+        self.code = code
+
+    def wait(self) -> int:
+        return self.code
+
+
 def test_the_visible_gpus_follow_cuda_visible_devices(monkeypatch):
     import subprocess
 
@@ -345,24 +362,16 @@ def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
 
     started = []
 
-    class Done:
-        def __init__(self, code):
-            self.code = code
-
-        def wait(self):
-            return self.code
-
     def start(command, env, output):
         started.append((command, env["CUDA_VISIBLE_DEVICES"]))
         output.write_text("child output\n")
         out = Path(command[command.index("--out") + 1])
         if command[command.index("--group") + 1] == "3/4":
-            return Done(139)  # killed before it wrote a report
+            return Finished(139)  # killed before it wrote a report
         schema.write(_report_for(command), out)
-        return Done(0)
+        return Finished(0)
 
-    gpus = [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
-            for line in SMI.splitlines()]
+    gpus = faked_gpus()
     monkeypatch.setattr(spread, "start_child", start)
     plan = orchestrate.Plan(out=tmp_path / "gpu.json", workers=3, sanitize=True)
     report = spread.run_spread(plan, gpus, io.StringIO())
@@ -439,27 +448,19 @@ def test_the_sweep_spreads_its_inputs_over_a_faked_count_of_gpus(monkeypatch, tm
     ids += [f"tests/test_bench.py::test_latency[latency-{d}-{n}x32000-{w}]"
             for d in ("float32", "bfloat16") for n in (1, 8) for w in ("torch", "quack")]
     assert sweep.input_key(ids[0]) == "float32-C32" and sweep.input_key(ids[-1]) == "latency-bfloat16-8x32000"
-    gpus = [dict(zip(spread._FIELDS, (f.strip() for f in line.split(",")), strict=True))
-            for line in SMI.splitlines()]
+    gpus = faked_gpus()
     seen = []
-
-    class Done:
-        def __init__(self, code):
-            self.code = code
-
-        def wait(self):
-            return self.code
 
     def start(command, env, output):
         share = [a for a in command if a.startswith("tests/")]
         seen.append((env["CUDA_VISIBLE_DEVICES"], share))
         out = Path(next(a for a in command if a.startswith("--benchmark-json=")).split("=", 1)[1])
         if env["CUDA_VISIBLE_DEVICES"] == gpus[3]["uuid"]:
-            return Done(1)  # saved nothing
+            return Finished(1)  # saved nothing
         benchmarks = [{"fullname": i, "extra_info": {}, "stats": {}} for i in share]
         out.write_text(json.dumps({"machine_info": {}, "commit_info": {}, "datetime": "now",
                                    "benchmarks": benchmarks}))
-        return Done(0)
+        return Finished(0)
 
     monkeypatch.setattr(sweep, "_collect", lambda: ids)
     monkeypatch.setattr(spread, "start_child", start)
