@@ -22,6 +22,7 @@ import statistics
 import time
 
 from . import dtypes
+from .bench import _events, _synchronize
 
 #: N x C of the sweep: decode-time batches of vocabulary-length rows, and many short rows.
 SHAPES = (*((n, c) for n in (1, 8, 64, 256) for c in (4096, 32000, 128256, 151936, 262144)), (4096, 1024))
@@ -60,12 +61,6 @@ def _spin():
     return cupy.RawKernel(_SPIN, "spin")
 
 
-def _events():
-    import cupy
-
-    return cupy.cuda.Event(), cupy.cuda.Event()
-
-
 def cold_seconds(fn) -> float:
     """Device seconds of one ``fn()`` with a cold L2, queued behind a spin (see the module)."""
     import cupy
@@ -83,14 +78,12 @@ def cold_seconds(fn) -> float:
 
 def host_seconds(fn, calls: int = 100) -> float:
     """Host seconds per call of ``calls`` calls of ``fn()`` back to back, unsynchronised."""
-    import cupy
-
-    cupy.cuda.Device().synchronize()
+    _synchronize()
     begin = time.perf_counter()
     for _ in range(calls):
         fn()
     spent = time.perf_counter() - begin
-    cupy.cuda.Device().synchronize()
+    _synchronize()
     return spent / calls
 
 

@@ -31,12 +31,20 @@ for _op, _first in _FIRST.items():
 
 
 class _Stream:
-    """A stream handle where CuPy's launch reads one (``.ptr``)."""
+    """A stream handle where CuPy's launch reads one (``.ptr``), and the allocator of a split-row
+    kernel's workspace on it (``zeros``): torch's, which a ``torch.cuda.graph`` capture takes into
+    its pool."""
 
     __slots__ = ("ptr",)
 
     def __init__(self, ptr: int):
         self.ptr = ptr
+
+    @staticmethod
+    def zeros(size: int, device_id: int) -> tuple[torch.Tensor, np.uint64]:
+        """A zeroed workspace of ``size`` 32-bit words, and what the kernel is passed of it."""
+        owner = torch.zeros(size, dtype=torch.int32, device=f"cuda:{device_id}")
+        return owner, np.uint64(owner.data_ptr())
 
 
 _cupy_device = cupy.cuda.runtime.getDevice
@@ -54,9 +62,8 @@ except AttributeError:  # pragma: no cover - older torch
         return torch.cuda.current_stream(device_index).cuda_stream
 
 
-@functools.lru_cache(maxsize=512)
 def _variant(op: str, n_cols: int, device_index: int, dtype: str, aligned: bool):
-    if op == "softmax":
+    if op == "softmax":  # the dispatcher remembers its choices
         return dispatch.choose(n_cols, device_index, dtype, aligned=aligned)
     return dispatch.choose_op(op, n_cols, device_index, dtype)
 

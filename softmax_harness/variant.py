@@ -217,11 +217,11 @@ class Variant:
 
     def launch(self, operands, n_rows: int, n_cols: int, itemsize: int, device_id: int, stream=None) -> None:
         """Launch over (``n_rows``, ``n_cols``) elements of ``itemsize`` bytes on ``operands``: the
-        op's inputs then the output, as CuPy arrays or the device addresses of torch tensors
-        (``numpy.uint64``: a split-row workspace then comes from torch's allocator), scalars as
-        numbers; on ``stream`` (anything with the stream's handle as ``.ptr``; None: CuPy's current
-        stream). Checks nothing: callers check the operands (:meth:`check_input`, or the torch
-        entry point's own)."""
+        op's inputs then the output, as CuPy arrays or device addresses (``numpy.uint64``), scalars
+        as numbers; on ``stream`` (anything with the stream's handle as ``.ptr``, and where it has
+        ``zeros(size, device_id) -> (owner, argument)``, the allocator of a split-row workspace on
+        it; None: CuPy's current stream and allocator). Checks nothing: callers check the operands
+        (:meth:`check_input`, or the torch entry point's own)."""
         plan = self._plans.get((n_rows, n_cols, itemsize, device_id))
         if plan is None:
             plan = self._plan(n_rows, n_cols, itemsize, device_id)
@@ -242,8 +242,7 @@ class Variant:
         workspace = self._workspace_args.get(key)
         first = workspace is None
         if first:
-            owner = self._first_workspace(device_id, stream, operands[0])
-            workspace = np.uint64(owner.data_ptr()) if hasattr(owner, "data_ptr") else owner
+            owner, workspace = self._first_workspace(device_id, stream)
         kernel(grid, block, (*args, workspace, parts), shared_mem=smem, stream=stream,
                enable_cooperative_groups=True)
         if first:
@@ -290,25 +289,25 @@ class Variant:
         self._plans[(n_rows, n_cols, itemsize, device_id)] = plan
         return plan
 
-    def _first_workspace(self, device_id: int, stream, like):
-        """A zeroed workspace for the split-row kernel's first launch on ``stream``: from torch's
-        allocator for a torch caller (which a CUDA graph capture of torch's takes into its pool),
+    def _first_workspace(self, device_id: int, stream):
+        """A zeroed workspace for the split-row kernel's first launch on ``stream``, and what the
+        kernel is passed of it: from the stream's own allocator where it brings one (``zeros``),
         else from CuPy's, made on the stream itself."""
         import cupy
 
         size = 7 * self._resident[device_id] + 2
-        if isinstance(like, np.uint64):
-            import torch
-
-            return torch.zeros(size, dtype=torch.int32, device=f"cuda:{device_id}")
+        make = getattr(stream, "zeros", None)
+        if make is not None:
+            return make(size, device_id)
         with cupy.cuda.Device(device_id), cupy.cuda.ExternalStream(stream.ptr, device_id):
-            return cupy.zeros(size, dtype=cupy.uint32)
+            workspace = cupy.zeros(size, dtype=cupy.uint32)
+        return workspace, workspace
 
     def _check_workspace(self, device_id: int, stream, workspace) -> None:
         """Once a stream: a kernel that leaves its workspace dirty would wreck the next launch. Not
         while the stream is captured into a CUDA graph, where reading it back would break the
-        capture (the suite checks every split-row kernel outside one). A torch caller's workspace is
-        a torch tensor, kept alive here."""
+        capture (the suite checks every split-row kernel outside one). The workspace is kept here
+        (a torch caller's, a torch tensor)."""
         import cupy
 
         handle = cupy.cuda.ExternalStream(stream.ptr, device_id)

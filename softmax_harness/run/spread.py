@@ -138,16 +138,12 @@ def run_spread(plan: Plan, gpus: list[dict], log, earlier: Path | None = None,
     reports, devices = [], []
     for k, gpu, group, out, child in children:
         code = child.wait()
-        report = None
-        if out.is_file():
-            try:
-                report = schema.load(out)
-            except ValueError as exc:
-                why = f"its report could not be read: {exc}"
-        else:
-            why = f"the child exited with {code} and wrote no report"
-        if report is None:
-            report = _crashed(gpu, k, n, plan, why)
+        try:
+            report = schema.load(out)
+        except FileNotFoundError:
+            report = _crashed(gpu, k, n, plan, f"the child exited with {code} and wrote no report")
+        except ValueError as exc:
+            report = _crashed(gpu, k, n, plan, f"its report could not be read: {exc}")
         log.write(f"===== group {k}/{n} on {gpu['uuid']}\n")
         for path in (out.with_suffix(".log"), out.with_suffix(".out")):
             if path.is_file():
