@@ -24,7 +24,7 @@ def runs(storage: Path) -> list[Path]:
 def cited(root: Path) -> set[str]:
     """The run numbers (``NNNN``) that the citing documents under ``root`` name."""
     text = "\n".join((Path(root) / name).read_text() for name in CITING if (Path(root) / name).is_file())
-    numbers = set(re.findall(r"\bruns? (\d{4})\b", text))
+    numbers = set(re.findall(r"\b[Rr]uns? (\d{4})\b", text))
     numbers |= set(re.findall(r"\b(\d{4})_[0-9a-f]{6,}\.json\b", text))
     return numbers
 

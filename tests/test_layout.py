@@ -55,10 +55,12 @@ def test_the_benchmark_history_keeps_only_what_is_cited():
 def test_the_retention_rule_keeps_the_newest_and_the_cited(tmp_path):
     store = tmp_path / ".benchmarks" / "Linux"
     store.mkdir(parents=True)
-    for name in ("0001_aaaaaaaaaaaa.json", "0002_bbbbbbbbbbbb.json", "0003_cccccccccccc.json"):
+    for name in ("0001_aaaaaaaaaaaa.json", "0002_bbbbbbbbbbbb.json", "0003_cccccccccccc.json",
+                 "0004_dddddddddddd.json"):
         (store / name).write_text("{}")
-    (tmp_path / "README.md").write_text("In run 0001 it reached ...\n")
+    (tmp_path / "README.md").write_text("In run 0001 it reached ...\nRun 0002 (a sentence's first word).\n")
     assert [p.name for p in history.kept(tmp_path / ".benchmarks", tmp_path)] == \
-        ["0001_aaaaaaaaaaaa.json", "0003_cccccccccccc.json"]
-    assert [p.name for p in history.prune(tmp_path / ".benchmarks", tmp_path)] == ["0002_bbbbbbbbbbbb.json"]
-    assert sorted(p.name for p in store.iterdir()) == ["0001_aaaaaaaaaaaa.json", "0003_cccccccccccc.json"]
+        ["0001_aaaaaaaaaaaa.json", "0002_bbbbbbbbbbbb.json", "0004_dddddddddddd.json"]
+    assert [p.name for p in history.prune(tmp_path / ".benchmarks", tmp_path)] == ["0003_cccccccccccc.json"]
+    assert sorted(p.name for p in store.iterdir()) == \
+        ["0001_aaaaaaaaaaaa.json", "0002_bbbbbbbbbbbb.json", "0004_dddddddddddd.json"]
