@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 
 import cupy
-import numpy as np
 import torch
 
 from . import dispatch
@@ -41,10 +40,11 @@ class _Stream:
         self.ptr = ptr
 
     @staticmethod
-    def zeros(size: int, device_id: int) -> tuple[torch.Tensor, np.uint64]:
-        """A zeroed workspace of ``size`` 32-bit words, and what the kernel is passed of it."""
+    def zeros(size: int, device_id: int) -> tuple[torch.Tensor, int]:
+        """A zeroed workspace of ``size`` 32-bit words, and what the kernel is passed of it (its
+        address)."""
         owner = torch.zeros(size, dtype=torch.int32, device=f"cuda:{device_id}")
-        return owner, np.uint64(owner.data_ptr())
+        return owner, owner.data_ptr()
 
 
 _cupy_device = cupy.cuda.runtime.getDevice
@@ -101,9 +101,9 @@ def _run(op: str, tensors, dim: int) -> torch.Tensor:
         if n_rows > INT32_MAX // 8 or n_cols > INT32_MAX:  # a cluster kernel's grid: 8 blocks a row
             raise _problem(op, f"{n_rows} rows of {n_cols} columns are past the kernels' 32-bit grid")
         size = rows[0].element_size()
-        addresses = [np.uint64(t.data_ptr()) for t in (*rows, out)]
+        addresses = [t.data_ptr() for t in (*rows, out)]
         device = first.device.index if first.device.index is not None else torch.cuda.current_device()
-        aligned = int(addresses[0]) % 16 == 0 and n_cols * size % 16 == 0
+        aligned = addresses[0] % 16 == 0 and n_cols * size % 16 == 0
         try:
             variant = _variant(op, n_cols, device, _TYPES[first.dtype], aligned)
         except LookupError as exc:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import compiler, dtypes, ops
+from . import compiler, driver, dtypes, ops
 from .ops.base import BOOL_ROLES, SCALAR_ROLES
 from .reference import array_module
 from .registry import KERNELS_DIR, VariantSpec
@@ -18,6 +18,23 @@ INT32_MAX = 2**31 - 1
 
 def _is_cupy_array(x) -> bool:
     return array_module(x) is not np
+
+
+def _layout(arrays, out):
+    """What decides whether a call's operands are of the right kinds, types and shapes: each
+    CuPy array's (dtype, shape, strides), ``float`` for a number, None for no output; None where
+    an operand is anything else (then every check runs)."""
+    key = []
+    for a in (*arrays, out):
+        if a is None:
+            key.append(None)
+        elif a.__class__.__name__ == "ndarray" and a.__class__.__module__.startswith("cupy"):
+            key.append((a.dtype, a.shape, a.strides))
+        elif isinstance(a, (int, float, np.integer, np.floating)):
+            key.append(float)
+        else:
+            return None
+    return tuple(key)
 
 
 @functools.cache
@@ -61,7 +78,8 @@ class Variant:
         self._resident: dict[int, int] = {}  # split-row: blocks that fit on each device at once
         self._workspaces: dict[tuple[int, int], object] = {}  # split-row: one per (device, stream)
         self._workspace_args: dict[tuple[int, int], object] = {}  # what the kernel is passed of each
-        self._plans: dict[tuple, tuple] = {}  # (rows, cols, itemsize, device) -> Variant._plan's
+        self._layouts: set[tuple] = set()  # the operands' layouts check_input has passed
+        self._plans: dict[tuple, driver.Launch] = {}  # (rows, cols, itemsize, device) -> its launch
 
     name = property(lambda self: self.spec.name)
     algorithm = property(lambda self: self.spec.algorithm)
@@ -103,7 +121,7 @@ class Variant:
             self._function = compiler.get_function(self.spec.path, self.spec.kernel)
         return self._function
 
-    @property
+    @functools.cached_property
     def op(self):
         """Its :class:`~softmax_harness.ops.Op`."""
         return ops.of(self.spec.op)
@@ -122,8 +140,21 @@ class Variant:
         return tuple(arrays), out
 
     def check_input(self, *arrays, out=None) -> None:
-        """Raise TypeError/ValueError naming the variant and the problem, or return."""
+        """Raise TypeError/ValueError naming the variant and the problem, or return. A layout of
+        the operands (their types, shapes and strides) checked once is remembered: a call again in
+        it checks only what the layout does not fix (alignment, overlap, the scalars)."""
         arrays, out = self._arrays(arrays, out)
+        layout = _layout(arrays, out)
+        if layout is None or layout not in self._layouts:
+            self._check_layout(arrays, out)
+            if layout is not None:
+                if len(self._layouts) >= 64:
+                    self._layouts.clear()
+                self._layouts.add(layout)
+        self._check_values(arrays, out)
+
+    def _check_layout(self, arrays, out) -> None:
+        """What the operands' types, shapes and strides decide."""
         x = arrays[0]
         if not _is_cupy_array(x):
             raise self._error(TypeError, f"expected a cupy.ndarray, got {type(x).__name__}")
@@ -141,14 +172,8 @@ class Variant:
             raise self._error(ValueError, f"rows of {n_cols} columns exceed its max_cols={self.max_cols}")
         if n_rows * self.spec.cluster > INT32_MAX or n_cols > INT32_MAX:
             raise self._error(ValueError, f"shape {tuple(x.shape)} has a dimension above 2**31 - 1")
-        if x.data.ptr % x.dtype.itemsize:
-            raise self._error(ValueError, "input is not aligned to its element size")
         for name, other in zip(self.op.inputs[1:], arrays[1:], strict=True):
             if name in SCALAR_ROLES:
-                real = isinstance(other, (int, float, np.integer, np.floating)) or \
-                    (isinstance(other, np.ndarray) and other.ndim == 0 and other.dtype.kind in "iuf")
-                if not real or not np.isfinite(other):
-                    raise self._error(TypeError, f"{name} must be a finite real number, got {other!r}")
                 continue
             want = np.dtype(bool) if name in BOOL_ROLES else x.dtype
             if not _is_cupy_array(other):
@@ -157,7 +182,7 @@ class Variant:
                 raise self._error(ValueError, f"{name} has shape {tuple(other.shape)} and dtype "
                                   f"{other.dtype}, expected {tuple(x.shape)} (as {self.op.inputs[0]}) "
                                   f"and {want}")
-            if not other.flags.c_contiguous or other.data.ptr % other.dtype.itemsize:
+            if not other.flags.c_contiguous:
                 raise self._error(ValueError, f"{name} is not C-contiguous and aligned to its element size")
         if out is None:
             return
@@ -168,10 +193,26 @@ class Variant:
                               f"expected {tuple(x.shape)} and {x.dtype}")
         if not out.flags.c_contiguous:
             raise self._error(ValueError, "out is not C-contiguous")
+
+    def _check_values(self, arrays, out) -> None:
+        """What differs from call to call in one layout: the arrays' alignment, the output's
+        overlap with an input, the scalars."""
+        names = self.op.inputs
+        for i, (name, a) in enumerate(zip(names, arrays, strict=True)):
+            if name in SCALAR_ROLES:
+                real = isinstance(a, (int, float, np.integer, np.floating)) or \
+                    (isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iuf")
+                if not real or not np.isfinite(a):
+                    raise self._error(TypeError, f"{name} must be a finite real number, got {a!r}")
+            elif a.data.ptr % a.dtype.itemsize:
+                raise self._error(ValueError, "input is not aligned to its element size" if i == 0 else
+                                  f"{name} is not C-contiguous and aligned to its element size")
+        if out is None:
+            return
         if out.data.ptr % out.dtype.itemsize:
             raise self._error(ValueError, "out is not aligned to its element size")
         lo_o, hi_o = out.data.ptr, out.data.ptr + out.nbytes
-        for name, a in zip(self.op.inputs, arrays, strict=True):
+        for name, a in zip(names, arrays, strict=True):
             if name in SCALAR_ROLES:
                 continue
             lo_x, hi_x = a.data.ptr, a.data.ptr + a.nbytes
@@ -217,7 +258,7 @@ class Variant:
 
     def launch(self, operands, n_rows: int, n_cols: int, itemsize: int, device_id: int, stream=None) -> None:
         """Launch over (``n_rows``, ``n_cols``) elements of ``itemsize`` bytes on ``operands``: the
-        op's inputs then the output, as CuPy arrays or device addresses (``numpy.uint64``), scalars
+        op's inputs then the output, as CuPy arrays or device addresses (ints), scalars
         as numbers; on ``stream`` (anything with the stream's handle as ``.ptr``, and where it has
         ``zeros(size, device_id) -> (owner, argument)``, the allocator of a split-row workspace on
         it; None: CuPy's current stream and allocator). Checks nothing: callers check the operands
@@ -225,36 +266,29 @@ class Variant:
         plan = self._plans.get((n_rows, n_cols, itemsize, device_id))
         if plan is None:
             plan = self._plan(n_rows, n_cols, itemsize, device_id)
-        kernel, grid, block, smem, slots, scalars, parts = plan
-        if scalars:
-            operands = list(operands)
-            for i in scalars:
-                operands[i] = np.float32(operands[i])
-        args = tuple(operands[s] if s.__class__ is int else s for s in slots)
-        if parts is None:
-            kernel(grid, block, args, shared_mem=smem, stream=stream)
-            return
         if stream is None:
             import cupy
 
             stream = cupy.cuda.get_current_stream()
+        if not plan.cooperative:
+            plan(operands, stream.ptr)
+            return
         key = (device_id, stream.ptr)
         workspace = self._workspace_args.get(key)
         first = workspace is None
         if first:
             owner, workspace = self._first_workspace(device_id, stream)
-        kernel(grid, block, (*args, workspace, parts), shared_mem=smem, stream=stream,
-               enable_cooperative_groups=True)
+        plan((*operands, workspace), stream.ptr)
         if first:
             self._check_workspace(device_id, stream, owner)
             self._workspace_args[key] = workspace
 
     def _plan(self, n_rows: int, n_cols: int, itemsize: int, device_id: int):
-        """What a launch over (``n_rows``, ``n_cols``) on the device needs beside the operands, made
-        once: the compiled function, grid, block, shared memory, the arguments' order (an operand's
-        index, or a constant), which operands are scalars, and a split-row launch's blocks a row
-        (``split_plan``, over the blocks that fit at once: the occupancy API decides, as a profiler
-        or sanitizer may take registers)."""
+        """The launch over (``n_rows``, ``n_cols``) on the device, made once
+        (:class:`~softmax_harness.driver.Launch`): the compiled function, grid, block, shared
+        memory and the kernel's parameters in order (an operand, or a constant), with a split-row
+        launch's workspace and blocks a row (``split_plan``, over the blocks that fit at once: the
+        occupancy API decides, as a profiler or sanitizer may take registers)."""
         import cupy
 
         self._require_device(device_id)
@@ -278,14 +312,17 @@ class Variant:
                 except ValueError as exc:
                     raise self._error(ValueError, str(exc)) from None
                 grid, parts = (groups * n_parts,), np.int32(n_parts)
-        where = {role: i for i, role in enumerate((*self.op.inputs, "out"))}
+        inputs = (*self.op.inputs, "out")
+        where = {role: i for i, role in enumerate(inputs)}
         constants = {"rows": np.int32(n_rows), "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
         roles = ("in", "out", "rows", "cols") if spec.geometry == "split-row" else spec.args
-        slots = tuple(where[role] if role in where else constants[role] for role in roles)
-        scalars = tuple(where[role] for role in SCALAR_ROLES if role in where)
+        slots = [(driver.FLOAT32 if role in SCALAR_ROLES else driver.POINTER, where[role]) if role in where
+                 else (driver.INT32, constants[role]) for role in roles]
+        if parts is not None:  # then the workspace, passed after the operands, and the blocks a row
+            slots += [(driver.POINTER, len(inputs)), (driver.INT32, parts)]
         if len(self._plans) >= 64:  # a few shapes in a loop; a sweep over many needs no cache
             self._plans.clear()
-        plan = (kernel, grid, block, smem, slots, scalars, parts)
+        plan = driver.Launch(kernel.ptr, grid, block, smem, slots, cooperative=parts is not None)
         self._plans[(n_rows, n_cols, itemsize, device_id)] = plan
         return plan
 

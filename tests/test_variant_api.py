@@ -138,6 +138,25 @@ class TestBadInputOnTheGPU:
         with pytest.raises(ValueError, match="overlaps"):
             call(variant, x, out=x)
 
+    def test_a_layout_passed_before_still_has_its_addresses_and_scalars_checked(self, variant):
+        """check_input remembers a layout (types, shapes, strides) it passed; a call again in it
+        is still refused for what the layout does not fix."""
+        import cupy
+
+        x = ones(variant, (4, 16))
+        call(variant, x, out=cupy.empty_like(x))
+        with pytest.raises(ValueError, match="overlaps"):
+            call(variant, x, out=x)
+        buffer = cupy.zeros(x.nbytes + x.dtype.itemsize, cupy.uint8)
+        shifted = cupy.ndarray(x.shape, x.dtype, memptr=buffer.data + 1)
+        assert shifted.strides == x.strides
+        with pytest.raises(ValueError, match=rf"{variant.name}.*not aligned to its element size"):
+            call(variant, shifted, out=cupy.empty_like(x))
+        if "scale" in variant.op.inputs:
+            given = {"mask": x != x, "scale": float("nan")}
+            with pytest.raises(TypeError, match="scale must be a finite real number"):
+                variant(*[given.get(role, x) for role in variant.op.inputs], out=cupy.empty_like(x))
+
     def test_too_long_rows(self, variant):
         if variant.max_cols is None:
             pytest.skip("no row-length limit")
