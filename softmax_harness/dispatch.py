@@ -92,7 +92,8 @@ _CLUSTER_FROM = {"backward": {"": 17409, "_f16": 32769, "_bf16": 32769},
                  **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 4096 * (form == "bias"),
                                        "_bf16": 16385 + 4096 * (form == "bias")}
                     for form in ("bias", "mask", "causal")}}
-_CLUSTER_SIZES = (32768, 65536, 131072)
+#: The cluster kernels' row sizes, by element type.
+_CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 131072), "_bf16": (32768, 65536, 131072)}
 
 
 def _ladder(family: str, suffix: str):
@@ -105,8 +106,22 @@ def _ladder(family: str, suffix: str):
     if start is not None:
         if start - 1 > entries[-1][0]:
             entries.append((start - 1, block[1]))
-        entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES if c >= start]
+        entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES[suffix] if c >= start]
     return (*entries, block)
+
+
+def _misaligned_rooms(entries, suffix: str):
+    """The longest misaligned row each entry of a ladder takes: a cluster kernel whose next size is
+    at most an eighth larger leaves it the rows whose shift may overflow its 8 blocks' tiles (the
+    row less one 16-byte vector a block); anywhere else the row stays, read element by element,
+    as a kernel twice the size measured slower still."""
+    vector = 16 // (4 if suffix == "" else 2)
+    rooms = []
+    for i, (limit, name) in enumerate(entries):
+        after = entries[i + 1][0] if i + 1 < len(entries) else None
+        close = "_cluster" in name and None not in (limit, after) and after * 8 <= limit * 9
+        rooms.append(limit - 8 * vector if close else limit)
+    return tuple(rooms)
 
 
 _LADDERS = {"softmax_backward": "backward", "log_softmax": "log_softmax",
@@ -115,11 +130,12 @@ _LADDERS = {"softmax_backward": "backward", "log_softmax": "log_softmax",
 
 #: op -> dtype -> ((largest row length or None, variant name), ...), in order, for the ops
 #: besides the forward.
-OP_TABLES = {
-    op: {dtype: _ladder(family, suffix) for dtype, suffix in
-         (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
-    for op, family in _LADDERS.items()
-}
+_SUFFIXES = (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))
+OP_TABLES = {op: {dtype: _ladder(family, suffix) for dtype, suffix in _SUFFIXES}
+             for op, family in _LADDERS.items()}
+#: op -> dtype -> the longest misaligned row each entry of OP_TABLES takes.
+_MISALIGNED = {op: {dtype: _misaligned_rooms(OP_TABLES[op][dtype], suffix) for dtype, suffix in _SUFFIXES}
+               for op in OP_TABLES}
 
 
 @functools.cache
@@ -127,17 +143,19 @@ def _by_name():
     return {v.name: v for v in catalog.variants()}
 
 
-def choose_op(op: str, n_cols: int, device_id: int | None = None, dtype="float32"):
+def choose_op(op: str, n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):
     """The variant that ``op``'s entry point (``softmax_backward``, ``log_softmax``) runs for rows
-    of ``n_cols`` ``dtype`` elements (remembered, as :func:`choose`)."""
-    return _choose_op(op, n_cols, device_id, dtype)
+    of ``n_cols`` ``dtype`` elements (remembered, as :func:`choose`); ``aligned``: every row of the
+    first input starts at a 16-byte boundary."""
+    return _choose_op(op, n_cols, device_id, dtype, bool(aligned))
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose_op(op: str, n_cols: int, device_id: int | None, dtype):
+def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool):
     fmt = dtypes.of(dtype)
     entries = OP_TABLES[op].get(fmt.name, ())
-    for limit, name in entries:
+    rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
+    for (_, name), limit in zip(entries, rooms, strict=True):
         v = _by_name().get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
         fits = v is not None and (limit is None or n_cols <= limit)
         if fits and (device_id is None or v.runs_here(device_id)):
@@ -151,28 +169,33 @@ def _device(x):
     return getattr(getattr(x, "device", None), "id", None)
 
 
+def _chosen_op(op: str, x):
+    """The variant ``op`` runs on CuPy arrays whose first is ``x``."""
+    device = _device(x)  # refuses anything but an array first
+    return choose_op(op, x.shape[-1], device, x.dtype, aligned=rows_aligned(x))
+
+
 def run_op(op: str, *inputs, out=None):
     """``op`` (a name of :data:`OP_TABLES`) on its inputs, by the variant :func:`choose_op` picks."""
-    x = inputs[0]
-    return choose_op(op, x.shape[-1], _device(x), x.dtype)(*inputs, out=out)
+    return _chosen_op(op, inputs[0])(*inputs, out=out)
 
 
 def softmax_backward(y, dy, out=None):
     """dx = y * (dy - sum(dy * y)) over the last axis of CuPy (N, C) arrays (``y`` the forward's
     output, ``dy`` the incoming gradient), by the fastest variant for C and the element type."""
-    return choose_op("softmax_backward", y.shape[-1], _device(y), y.dtype)(y, dy, out=out)
+    return _chosen_op("softmax_backward", y)(y, dy, out=out)
 
 
 def log_softmax_backward(z, dy, out=None):
     """dx = dy - exp(z) * sum(dy) over the last axis of CuPy (N, C) arrays (``z`` the forward's
     log_softmax output, ``dy`` the incoming gradient), by the fastest variant for C and the type."""
-    return choose_op("log_softmax_backward", z.shape[-1], _device(z), z.dtype)(z, dy, out=out)
+    return _chosen_op("log_softmax_backward", z)(z, dy, out=out)
 
 
 def log_softmax(x, out=None):
     """log_softmax over the last axis of a CuPy (N, C) array, by the fastest variant for C and the
     element type."""
-    return choose_op("log_softmax", x.shape[-1], _device(x), x.dtype)(x, out=out)
+    return _chosen_op("log_softmax", x)(x, out=out)
 
 
 def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None):
@@ -182,16 +205,15 @@ def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None
     the element type."""
     if (bias is not None) + (mask is not None) + bool(causal) > 1:
         raise ValueError("scaled_softmax takes one of bias=, mask= and causal=True")
-    device = _device(x)
     if mask is not None:
-        return choose_op("scaled_softmax_mask", x.shape[-1], device, x.dtype)(x, mask, scale, out=out)
+        return _chosen_op("scaled_softmax_mask", x)(x, mask, scale, out=out)
     if causal:
-        return choose_op("scaled_softmax_causal", x.shape[-1], device, x.dtype)(x, scale, out=out)
+        return _chosen_op("scaled_softmax_causal", x)(x, scale, out=out)
     if bias is None:
         import cupy
 
         bias = cupy.zeros_like(x)
-    return choose_op("scaled_softmax_bias", x.shape[-1], device, x.dtype)(x, bias, scale, out=out)
+    return _chosen_op("scaled_softmax_bias", x)(x, bias, scale, out=out)
 
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):

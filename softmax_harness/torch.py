@@ -65,7 +65,7 @@ except AttributeError:  # pragma: no cover - older torch
 def _variant(op: str, n_cols: int, device_index: int, dtype: str, aligned: bool):
     if op == "softmax":  # the dispatcher remembers its choices
         return dispatch.choose(n_cols, device_index, dtype, aligned=aligned)
-    return dispatch.choose_op(op, n_cols, device_index, dtype)
+    return dispatch.choose_op(op, n_cols, device_index, dtype, aligned=aligned)
 
 
 def _problem(op: str, message: str, kind=ValueError):

@@ -215,6 +215,29 @@ def test_every_op_dispatches_every_row_length_to_a_declared_variant_of_its_op():
                 assert chosen.supports(n_cols, dtype), (op, dtype, n_cols, chosen.name)
 
 
+def test_a_misaligned_row_leaves_a_cluster_kernel_only_for_a_size_close_above():
+    """A misaligned row whose shift may overflow the blocks' tiles goes to the next cluster size
+    when that one is at most an eighth larger (few lanes idle); to one twice the size it does not
+    (measured slower than reading element by element)."""
+    from softmax_harness.dispatch import _misaligned_rooms
+
+    ladder = ((32768, "f_onepass_bf16_c32768"), (65536, "f_cluster_bf16_c65536"),
+              (73728, "f_cluster_bf16_c73728"), (131072, "f_cluster_bf16_c131072"), (None, "f_block_bf16"))
+    assert _misaligned_rooms(ladder, "_bf16") == (32768, 65536 - 8 * 8, 73728, 131072, None)
+    fp32 = ((65536, "f_cluster_c65536"), (73728, "f_cluster_c73728"), (None, "f_block_1024"))
+    assert _misaligned_rooms(fp32, "") == (65536 - 8 * 4, 73728, None)
+
+
+def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
+    from softmax_harness import dispatch
+
+    for op, tables in dispatch.OP_TABLES.items():
+        for dtype, table in tables.items():
+            for limit, name in table[:-1]:
+                chosen = dispatch.choose_op(op, limit, dtype=dtype, aligned=True)
+                assert chosen.name == name, (op, dtype, limit)
+
+
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     from softmax_harness import dispatch
 
