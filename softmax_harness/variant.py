@@ -143,7 +143,11 @@ class Variant:
         """Raise TypeError/ValueError naming the variant and the problem, or return. A layout of
         the operands (their types, shapes and strides) checked once is remembered: a call again in
         it checks only what the layout does not fix (alignment, overlap, the scalars)."""
-        arrays, out = self._arrays(arrays, out)
+        self._checked(*self._arrays(arrays, out))
+
+    def _checked(self, arrays, out) -> tuple:
+        """:meth:`check_input` on ``arrays`` and ``out``; the inputs' device addresses (ints, the
+        scalars as given), read once for the checks and the launch."""
         layout = _layout(arrays, out)
         if layout is None or layout not in self._layouts:
             self._check_layout(arrays, out)
@@ -151,7 +155,7 @@ class Variant:
                 if len(self._layouts) >= 64:
                     self._layouts.clear()
                 self._layouts.add(layout)
-        self._check_values(arrays, out)
+        return self._check_values(arrays, out)
 
     def _check_layout(self, arrays, out) -> None:
         """What the operands' types, shapes and strides decide."""
@@ -194,31 +198,38 @@ class Variant:
         if not out.flags.c_contiguous:
             raise self._error(ValueError, "out is not C-contiguous")
 
-    def _check_values(self, arrays, out) -> None:
+    def _check_values(self, arrays, out) -> tuple:
         """What differs from call to call in one layout: the arrays' alignment, the output's
-        overlap with an input, the scalars."""
+        overlap with an input, the scalars; the inputs' addresses (the scalars as given)."""
         names = self.op.inputs
+        addresses = []
         for i, (name, a) in enumerate(zip(names, arrays, strict=True)):
             if name in SCALAR_ROLES:
                 real = isinstance(a, (int, float, np.integer, np.floating)) or \
                     (isinstance(a, np.ndarray) and a.ndim == 0 and a.dtype.kind in "iuf")
                 if not real or not np.isfinite(a):
                     raise self._error(TypeError, f"{name} must be a finite real number, got {a!r}")
-            elif a.data.ptr % a.dtype.itemsize:
+                addresses.append(a)
+                continue
+            ptr = a.data.ptr
+            if ptr % a.dtype.itemsize:
                 raise self._error(ValueError, "input is not aligned to its element size" if i == 0 else
                                   f"{name} is not C-contiguous and aligned to its element size")
+            addresses.append(ptr)
         if out is None:
-            return
-        if out.data.ptr % out.dtype.itemsize:
+            return tuple(addresses)
+        lo_o = out.data.ptr
+        if lo_o % out.dtype.itemsize:
             raise self._error(ValueError, "out is not aligned to its element size")
-        lo_o, hi_o = out.data.ptr, out.data.ptr + out.nbytes
-        for name, a in zip(names, arrays, strict=True):
+        hi_o = lo_o + out.nbytes
+        for name, a, lo_x in zip(names, arrays, addresses, strict=True):
             if name in SCALAR_ROLES:
                 continue
-            lo_x, hi_x = a.data.ptr, a.data.ptr + a.nbytes
-            if a.nbytes and lo_o < hi_x and lo_x < hi_o:
+            size = a.nbytes
+            if size and lo_o < lo_x + size and lo_x < hi_o:
                 role = "the input" if len(arrays) == 1 else f"input {name}"
                 raise self._error(ValueError, f"out overlaps {role} (in place is not supported)")
+        return tuple(addresses)
 
     def launch_config(self, n_rows: int, n_cols: int, device_id: int = 0):
         """(grid, block, shared_mem_bytes) for a launch over ``n_rows`` rows."""
@@ -237,7 +248,7 @@ class Variant:
         import cupy
 
         arrays, out = self._arrays(arrays, out)
-        self.check_input(*arrays, out=out)
+        addresses = self._checked(arrays, out)
         x = arrays[0]
         if out is None:
             out = cupy.empty_like(x)
@@ -248,7 +259,7 @@ class Variant:
             self._require_device(x.device.id)
             self._launcher()(self.compile(), *arrays, out)
             return out
-        self.launch((*arrays, out), n_rows, n_cols, x.dtype.itemsize, x.device.id)
+        self.launch((*addresses, out.data.ptr), n_rows, n_cols, x.dtype.itemsize, x.device.id)
         return out
 
     def _require_device(self, device_id: int) -> None:
