@@ -210,7 +210,7 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 row["dispatched"] = dispatch.chosen_for(x).name
             elif name == op:
                 fn = functools.partial(dispatch.run_op, op)
-                row["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
+                row["dispatched"] = dispatch.op_chosen_for(op, inputs[0]).name
             elif name in PEERS:
                 fn = PEERS[name].get(op, lambda: None)()
                 if fn is None or not _takes(fn, *inputs, out):

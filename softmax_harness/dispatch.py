@@ -169,33 +169,33 @@ def _device(x):
     return getattr(getattr(x, "device", None), "id", None)
 
 
-def _chosen_op(op: str, x):
-    """The variant ``op`` runs on CuPy arrays whose first is ``x``."""
+def op_chosen_for(op: str, x):
+    """The variant ``op`` (a name of :data:`OP_TABLES`) runs on CuPy arrays whose first is ``x``."""
     device = _device(x)  # refuses anything but an array first
     return choose_op(op, x.shape[-1], device, x.dtype, aligned=rows_aligned(x))
 
 
 def run_op(op: str, *inputs, out=None):
     """``op`` (a name of :data:`OP_TABLES`) on its inputs, by the variant :func:`choose_op` picks."""
-    return _chosen_op(op, inputs[0])(*inputs, out=out)
+    return op_chosen_for(op, inputs[0])(*inputs, out=out)
 
 
 def softmax_backward(y, dy, out=None):
     """dx = y * (dy - sum(dy * y)) over the last axis of CuPy (N, C) arrays (``y`` the forward's
     output, ``dy`` the incoming gradient), by the fastest variant for C and the element type."""
-    return _chosen_op("softmax_backward", y)(y, dy, out=out)
+    return op_chosen_for("softmax_backward", y)(y, dy, out=out)
 
 
 def log_softmax_backward(z, dy, out=None):
     """dx = dy - exp(z) * sum(dy) over the last axis of CuPy (N, C) arrays (``z`` the forward's
     log_softmax output, ``dy`` the incoming gradient), by the fastest variant for C and the type."""
-    return _chosen_op("log_softmax_backward", z)(z, dy, out=out)
+    return op_chosen_for("log_softmax_backward", z)(z, dy, out=out)
 
 
 def log_softmax(x, out=None):
     """log_softmax over the last axis of a CuPy (N, C) array, by the fastest variant for C and the
     element type."""
-    return _chosen_op("log_softmax", x)(x, out=out)
+    return op_chosen_for("log_softmax", x)(x, out=out)
 
 
 def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None):
@@ -206,14 +206,14 @@ def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None
     if (bias is not None) + (mask is not None) + bool(causal) > 1:
         raise ValueError("scaled_softmax takes one of bias=, mask= and causal=True")
     if mask is not None:
-        return _chosen_op("scaled_softmax_mask", x)(x, mask, scale, out=out)
+        return op_chosen_for("scaled_softmax_mask", x)(x, mask, scale, out=out)
     if causal:
-        return _chosen_op("scaled_softmax_causal", x)(x, scale, out=out)
+        return op_chosen_for("scaled_softmax_causal", x)(x, scale, out=out)
     if bias is None:
         import cupy
 
         bias = cupy.zeros_like(x)
-    return _chosen_op("scaled_softmax_bias", x)(x, bias, scale, out=out)
+    return op_chosen_for("scaled_softmax_bias", x)(x, bias, scale, out=out)
 
 
 def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):

@@ -140,7 +140,7 @@ def test_op_bandwidth(benchmark, op, who, n_cols, dtype):
             moved / (2 * x.nbytes) * statistics.median(timed.beside_seconds), moved=moved)
     benchmark.extra_info["op"] = op
     if who == "harness":
-        benchmark.extra_info["dispatched"] = dispatch.choose_op(op, n_cols, x.device.id, dtype).name
+        benchmark.extra_info["dispatched"] = dispatch.op_chosen_for(op, inputs[0]).name
 
 
 @pytest.mark.parametrize("n_cols,dtype", [pytest.param(c, d, id=_id("copy", c, d))

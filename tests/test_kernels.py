@@ -123,7 +123,10 @@ def test_dispatched_ops_hold_every_property(op, dtype, recipe):
     import cupy
 
     assert sorted(ENTRIES) == sorted(softmax_harness.dispatch.OP_TABLES)
-    chosen = softmax_harness.dispatch.choose_op(op, recipe.n_cols, cupy.cuda.Device().id, dtype)
+    itemsize = 4 if dtype == "float32" else 2  # the recipe's rows start `offset` elements off 16 bytes
+    aligned = (recipe.offset * itemsize) % 16 == 0 and (recipe.n_cols * itemsize) % 16 == 0
+    chosen = softmax_harness.dispatch.choose_op(op, recipe.n_cols, cupy.cuda.Device().id, dtype,
+                                                aligned=aligned)
     entry = ENTRIES[op]
     subject = Subject.of(chosen)
     subject.fn, subject.name, subject.repro = entry, f"{op}->{chosen.name}", chosen.name

@@ -38,8 +38,9 @@ def within_the_bound(torch, op_name: str, tensors, out) -> float:
     arrays = tuple(view(t.reshape(-1, t.shape[-1])) for t in tensors)
     dtype = arrays[0].dtype.name
     n_cols = arrays[0].shape[-1]
-    chosen = (dispatch.choose(n_cols, 0, dtype, aligned=dispatch.rows_aligned(arrays[0]))
-              if op_name == "softmax" else dispatch.choose_op(op_name, n_cols, 0, dtype))
+    aligned = dispatch.rows_aligned(arrays[0])
+    chosen = (dispatch.choose(n_cols, 0, dtype, aligned=aligned) if op_name == "softmax"
+              else dispatch.choose_op(op_name, n_cols, 0, dtype, aligned=aligned))
     ratio = bound_ratio(Subject.of(chosen), ops.of(op_name), arrays, view(out.reshape(-1, n_cols)))
     return float(cupy.nan_to_num(ratio, nan=cupy.inf).max())
 
