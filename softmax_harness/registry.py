@@ -237,9 +237,9 @@ def parse_header_line(text: str, path: Path, line: int) -> VariantSpec:
     if sorted(set(args)) != sorted(args) or not set(roles) <= set(args):
         raise _fail(path, line, f"args={fields['args']} must name {', '.join(roles[:-1])} and {roles[-1]} "
                     "once each (and stride at most once)")
-    if ("args" in fields or op.name != "softmax") and geometry == "split-row":
-        raise _fail(path, line, "geometry=split-row goes with the forward softmax in our signature (its "
-                    "kernels take a workspace), without args=")
+    if "args" in fields and geometry == "split-row":
+        raise _fail(path, line, "geometry=split-row takes its op's arrays, out, rows and cols in that order, "
+                    "then a workspace and the blocks a row: leave args= out")
     derived = {"thread-per-row": 1, "warp-per-row": 32, "block-per-row": threads,
                "cluster-per-row": threads * cluster, "split-row": threads}
     if geometry == "launcher":

@@ -326,9 +326,8 @@ class Variant:
         inputs = (*self.op.inputs, "out")
         where = {role: i for i, role in enumerate(inputs)}
         constants = {"rows": np.int32(n_rows), "cols": np.int32(n_cols), "stride": np.int32(n_cols)}
-        roles = ("in", "out", "rows", "cols") if spec.geometry == "split-row" else spec.args
         slots = [(driver.FLOAT32 if role in SCALAR_ROLES else driver.POINTER, where[role]) if role in where
-                 else (driver.INT32, constants[role]) for role in roles]
+                 else (driver.INT32, constants[role]) for role in spec.args]
         if parts is not None:  # then the workspace, passed after the operands, and the blocks a row
             slots += [(driver.POINTER, len(inputs)), (driver.INT32, parts)]
         if len(self._plans) >= 64:  # a few shapes in a loop; a sweep over many needs no cache

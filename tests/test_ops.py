@@ -209,11 +209,17 @@ def test_a_malformed_op_header_names_the_problem(tmp_path, header, problem):
         parse_file(path)
 
 
-def test_split_row_is_the_forwards_alone(tmp_path):
+def test_a_split_row_kernel_takes_its_ops_arrays_in_order(tmp_path):
+    """A split-row kernel of any op takes the op's arrays, out, rows and cols, then the workspace
+    and the blocks a row; another order is refused."""
     path = tmp_path / "k.cu"
+    path.write_text("// @variant name=k op=softmax_backward kernel=k algorithm=safe geometry=split-row "
+                    "threads=256 tile=8188\n")
+    (spec,) = parse_file(path)
+    assert spec.args == ("y", "dy", "out", "rows", "cols")
     path.write_text("// @variant name=k op=log_softmax kernel=k algorithm=online geometry=split-row "
-                    "threads=512 tile=1024\n")
-    with pytest.raises(HeaderError, match="split-row goes with the forward softmax"):
+                    "threads=512 tile=1024 args=out,in,rows,cols\n")
+    with pytest.raises(HeaderError, match="split-row takes its op's arrays, out, rows and cols in"):
         parse_file(path)
 
 
