@@ -37,8 +37,8 @@ class Launch:
     """One kernel on one grid: ``slots``, the kernel's parameters in order, each ``(kind, source)``
     with ``kind`` one of :data:`POINTER`, :data:`INT32`, :data:`FLOAT32` and ``source`` either the
     index of an operand (an ``int``) or the constant value itself (anything else, e.g. a NumPy
-    scalar). ``launch(operands, stream)`` then writes the operands into their slots and launches
-    on the stream handle. ``driver`` is the module with ``launchKernel`` and
+    scalar). Called with ``(operands, stream)``, it writes the operands into their slots and
+    launches on the stream handle. ``driver`` is the module with ``launchKernel`` and
     ``launchCooperativeKernel`` (CuPy's, unless a test gives its own)."""
 
     __slots__ = ("function", "grid", "block", "shared_mem", "cooperative", "_values", "_params",
@@ -86,8 +86,3 @@ class Launch:
                 self._launch(*args)
             else:
                 self._launch(*args, 0)
-
-    def packed(self) -> list:
-        """The values the next launch passes, in the kernel's parameter order (for tests)."""
-        return [v.value for v in self._values]
-
