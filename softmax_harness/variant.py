@@ -28,7 +28,7 @@ def _layout(arrays, out):
     for a in (*arrays, out):
         if a is None:
             key.append(None)
-        elif a.__class__.__name__ == "ndarray" and a.__class__.__module__.startswith("cupy"):
+        elif _is_cupy_array(a):
             key.append((a.dtype, a.shape, a.strides))
         elif isinstance(a, (int, float, np.integer, np.floating)):
             key.append(float)
@@ -337,9 +337,9 @@ class Variant:
         return plan
 
     def _first_workspace(self, device_id: int, stream):
-        """A zeroed workspace for the split-row kernel's first launch on ``stream``, and what the
-        kernel is passed of it: from the stream's own allocator where it brings one (``zeros``),
-        else from CuPy's, made on the stream itself."""
+        """A zeroed workspace for the split-row kernel's first launch on ``stream``, and its address
+        (what the kernel is passed): from the stream's own allocator where it brings one
+        (``zeros``), else from CuPy's, made on the stream itself."""
         import cupy
 
         size = 7 * self._resident[device_id] + 2
@@ -348,7 +348,7 @@ class Variant:
             return make(size, device_id)
         with cupy.cuda.Device(device_id), cupy.cuda.ExternalStream(stream.ptr, device_id):
             workspace = cupy.zeros(size, dtype=cupy.uint32)
-        return workspace, workspace
+        return workspace, workspace.data.ptr
 
     def _check_workspace(self, device_id: int, stream, workspace) -> None:
         """Once a stream: a kernel that leaves its workspace dirty would wreck the next launch. Not
