@@ -181,6 +181,62 @@ def test_a_rest_of_run_replaces_a_failure_and_the_report_keeps_it():
     assert merge_reports([first, rest])["summary"]["failed"] == 1
 
 
+def _timed_out(report, tool="racecheck"):
+    """``report`` with ``tool`` past its time limit over the report's variants."""
+    variants = report["sanitizer"]["memcheck"]["variants"]
+    report["sanitizer"][tool] = {"name": tool, "tool": tool, "variants": variants, "errors": None,
+                                 "ok": False, "seconds": 300.0, "probed": 0}
+    return report
+
+
+def test_a_sanitizer_run_again_by_a_rest_of_run_replaces_the_one_that_failed():
+    """Racecheck passed its time limit in both shards; the rest-of run that ran it again over all
+    their variants decides, and the merged report is clean. A rest-of run over fewer variants
+    than failed leaves the tool failed."""
+    from softmax_harness.run.schema import merge as merge_reports
+
+    one = _timed_out(shard_report(1, ["t.py::x[a]", "t.py::x[b]"]))
+    two = _timed_out(shard_report(2, ["t.py::x[c]"]))
+    assert merge_reports([one, two])["summary"]["failed"] == 1
+    rest = shard_report(3, [])
+    del rest["shard"]
+    rest["rest_of"], rest["tests"] = "gpu.json", []
+    rest["sanitizer"] = {"racecheck": {"name": "racecheck", "tool": "racecheck", "variants": ["c", "a", "b"],
+                                       "errors": 0, "ok": True, "seconds": 120.0, "probed": 3}}
+    merged = merge_reports([rest, one, two])
+    assert merged["summary"]["failed"] == 0
+    assert merged["sanitizer"]["racecheck"]["ok"] and merged["sanitizer"]["racecheck"]["errors"] == 0
+    assert sorted(merged["sanitizer"]["memcheck"]["variants"]) == ["a", "b", "c"]
+    rest["sanitizer"]["racecheck"]["variants"] = ["a"]
+    assert merge_reports([one, two, rest])["summary"]["failed"] == 1
+
+
+def test_a_rest_of_run_runs_again_the_sanitizers_that_failed(monkeypatch, tmp_path):
+    import io
+
+    from softmax_harness.run import orchestrate, schema
+
+    earlier = _timed_out(shard_report(1, ["t.py::x[a]", "t.py::x[b]"]))
+    earlier["tests"][0]["outcome"] = "not run"
+    path = tmp_path / "gpu_1.json"
+    schema.write(earlier, path)
+    seen = {}
+
+    def sanitize_all(names, bad, log, tools=None):
+        seen.update(names=names, bad=bad, tools=tools)
+        return {}
+
+    def batch(label, args, plan, log, tally, deadline):
+        seen.setdefault("batches", []).append((label, [a for a in args if "::" in a]))
+        return []
+
+    monkeypatch.setattr(orchestrate, "sanitize_all", sanitize_all)
+    monkeypatch.setattr(orchestrate, "_batch", batch)
+    orchestrate.run_suite(orchestrate.Plan(rest_of=path, sanitize=True), io.StringIO())
+    assert seen["tools"] == {"racecheck": ["a", "b"]} and seen["names"] == seen["bad"] == []
+    assert seen["batches"] == [("variants", ["t.py::x[a]"])]
+
+
 def test_a_report_on_variants_elsewhere_records_their_files(tmp_path):
     """gpu-check --variant NAME@DIR hashes DIR's files too (keys as kernel_digests gives them for
     the repository's own files), so that a staged report can be matched to the files promoted."""
@@ -231,7 +287,7 @@ def test_the_sanitizers_run_beside_the_gallery_and_the_variants(monkeypatch):
         log.write(f"{label} output\n")
         return []
 
-    def sanitize_all(names, bad, log):
+    def sanitize_all(names, bad, log, tools=None):
         sanitizing.set()
         log.write("sanitizer output\n")
         return {"memcheck": {"name": "memcheck", "tool": "memcheck", "errors": 0, "ok": True, "seconds": 1.0,
@@ -249,6 +305,49 @@ def test_the_sanitizers_run_beside_the_gallery_and_the_variants(monkeypatch):
     assert all(args[args.index("-n") + 1] == "3" for _, args in batches)
     assert log.getvalue() == "gallery output\nvariants output\nsanitizer output\n"
     assert report["sanitizer"]["memcheck"]["ok"]
+
+
+def test_racecheck_runs_in_parts_and_one_part_past_its_time_leaves_the_others_counted(monkeypatch):
+    """Racecheck over half the suite passed the 300 s one process is allowed, and the whole tool
+    came back unknown: its variants go to several processes at once, and the tool's result is
+    theirs together (unknown only if a part's is)."""
+    import io
+    import threading
+
+    from softmax_harness.run import orchestrate
+
+    calls, lock = [], threading.Lock()
+
+    def sanitize(tool, refs):
+        with lock:
+            calls.append((tool, list(refs)))
+        late = tool == "racecheck" and "v5" in refs
+        return {"tool": tool, "variants": refs, "errors": None if late else 0, "probed": len(refs),
+                "ok": not late, "output": "timed out after 300 s" if late else ""}
+
+    monkeypatch.setattr(orchestrate, "sanitize", sanitize)
+    names = [f"v{i}" for i in range(10)]
+    results = orchestrate.sanitize_all(names, [], io.StringIO())
+    race = [refs for tool, refs in calls if tool == "racecheck"]
+    assert len(race) == orchestrate.PARTS["racecheck"] and sorted(sum(race, [])) == sorted(names)
+    assert [refs for tool, refs in calls if tool == "memcheck"] == [names]
+    assert sorted(results["racecheck"]["variants"]) == sorted(names)
+    assert results["racecheck"]["errors"] is None and not results["racecheck"]["ok"]
+    assert results["memcheck"]["ok"] and results["memcheck"]["errors"] == 0
+    assert orchestrate._parts(["a"], 4) == [["a"]] and orchestrate._parts([], 4) == [[]]
+
+
+def test_a_cut_run_leaves_out_the_empty_parameter_sets_it_collected(tmp_path):
+    """A variant batch collects a test whose parameters the --variant options left empty as
+    ``[NOTSET]``; named to a later --rest-of run, which collects it with parameters, pytest finds
+    no such test and runs none of the rest."""
+    import json
+
+    from softmax_harness.run.journal import read_collected
+
+    journal = tmp_path / "r.json.journal"
+    journal.write_text(json.dumps({"collected": ["t.py::a[x]", "t.py::b[NOTSET]", "t.py::c"]}) + "\n")
+    assert read_collected(journal) == ["t.py::a[x]", "t.py::c"]
 
 
 def test_at_most_two_batches_past_element_2_31_build_at_once(tmp_path):

@@ -46,8 +46,9 @@ def parser() -> argparse.ArgumentParser:
                         "(they are recorded as 'not run'; finish them with --rest-of)")
     p.add_argument("--rest-of", type=Path, default=None, metavar="REPORT",
                    help="run only the tests that REPORT records as 'not run', failed or errored (no "
-                        "gallery, no sanitizer); join the reports with --merge, where the reruns' "
-                        "outcomes count and the earlier ones are kept under 'reruns'")
+                        "gallery), and with --sanitize the sanitizers it records as failed, over their "
+                        "variants; join the reports with --merge, where the reruns' outcomes count "
+                        "and the earlier ones are kept under 'reruns'")
     p.add_argument("--no-tests", action="store_true", help="skip the test suite")
     p.add_argument("--bench", action="store_true",
                    help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")

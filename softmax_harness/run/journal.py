@@ -51,8 +51,11 @@ def read_journal(path) -> tuple[list[dict], list[str]]:
 
 
 def read_collected(path) -> list[str]:
-    """Node ids of every test the run collected, from its journal (empty if none recorded)."""
-    return next((event["collected"] for event in _events(path) if "collected" in event), [])
+    """Node ids of every test the run collected, from its journal (empty if none recorded), less
+    those of an empty parameter set (``[NOTSET]``): pytest skips them, and a later run that
+    names one (``--rest-of``), with other options, may not collect it, and then runs nothing."""
+    ids = next((event["collected"] for event in _events(path) if "collected" in event), [])
+    return [n for n in ids if not n.endswith("[NOTSET]")]
 
 
 class Recorder:

@@ -73,18 +73,46 @@ def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, dea
     return got
 
 
-def sanitize_all(names: list[str], bad: list[str], log) -> dict:
+#: tool -> the processes that share its variants. Racecheck tracks every shared-memory access
+#: and is the slow one: over the 171 variants of half the suite it passed 300 s, the time
+#: allowed one process (reports/gpu.log, 2026-12-04).
+PARTS = {"racecheck": 4}
+
+
+def _parts(names: list[str], n: int) -> list[list[str]]:
+    """``names`` dealt into at most ``n`` non-empty parts (every n-th name, so that the slow
+    kernels of a family spread over them); one empty part when there are no names."""
+    return [names[k::n] for k in range(min(n, len(names)))] or [names]
+
+
+def _joined(a: dict, b: dict) -> dict:
+    """Two parts of one tool's run as one result: its errors are unknown if either part's are,
+    and it took as long as the longer part (they run at once)."""
+    errors = None if None in (a["errors"], b["errors"]) else a["errors"] + b["errors"]
+    return {**a, "variants": a["variants"] + b["variants"], "errors": errors, "ok": a["ok"] and b["ok"],
+            "probed": a.get("probed", 0) + b.get("probed", 0), "seconds": max(a["seconds"], b["seconds"]),
+            "output": f"{a['output']}\n{b['output']}"}
+
+
+def sanitize_all(names: list[str], bad: list[str], log, tools: dict[str, list[str]] | None = None) -> dict:
     """Every tool over every correct variant (zero reports required), and each known-bad kernel
-    that declares ``sanitizer=TOOL`` under that tool (which must flag it). The runs are
-    independent child processes and the sanitizers keep the GPU mostly idle, so they run at once
-    (the longest, racecheck on the racy kernel, sets the time)."""
-    jobs = [(tool, tool, names, False) for tool in TOOLS]
+    that declares ``sanitizer=TOOL`` under that tool (which must flag it); ``tools``, tool -> its
+    variants, in place of every tool over ``names`` (the tools a ``--rest-of`` run runs again).
+    The runs are independent child processes and the sanitizers keep the GPU mostly idle, so they
+    run at once (the longest, racecheck on the racy kernel, sets the time)."""
+    over = {tool: names for tool in TOOLS} if tools is None else tools
+    jobs = [(tool, tool, part, False)
+            for tool, refs in over.items() for part in _parts(refs, PARTS.get(tool, 1))]
     for v in (catalog.variant(ref) for ref in bad):
         if v.spec.sanitizer is not None:
             jobs.append((f"{v.spec.sanitizer}_flags_{v.name}", v.spec.sanitizer, [v.ref], True))
+    for tool, refs in over.items():
+        parts = len(_parts(refs, PARTS.get(tool, 1)))
+        print(f"gpu-check: compute-sanitizer --tool={tool} over {len(refs)} variants"
+              + (f" in {parts} processes" if parts > 1 else "") + " ...", flush=True)
     for _, tool, refs, must_flag in jobs:
-        over = refs[0] if must_flag else f"{len(refs)} variants"
-        print(f"gpu-check: compute-sanitizer --tool={tool} over {over} ...", flush=True)
+        if must_flag:
+            print(f"gpu-check: compute-sanitizer --tool={tool} over {refs[0]} ...", flush=True)
 
     def one(job):
         key, tool, refs, must_flag = job
@@ -97,6 +125,8 @@ def sanitize_all(names: list[str], bad: list[str], log) -> dict:
         done = list(pool.map(one, jobs))
     results = {}
     for key, value, must_flag in done:
+        if key in results:  # another part of the same tool
+            value = _joined(results[key], value)
         results[key] = value
         what = f"{value['tool']} on {value['variants'][0]} (must flag it)" if must_flag else value["tool"]
         log.write(f"===== sanitizer {what}\n{value['output']}\n")
@@ -126,16 +156,19 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         # ends the process (under pytest-xdist, the worker), and the run resumes without it.
         common += [f"--timeout={plan.test_timeout:g}", "--timeout-method=thread"]
     tests, tally = [], {}
-    rest = []
+    rest, again = [], None
     if plan.rest_of:
-        rest = [t["nodeid"] for t in schema.load(plan.rest_of)["tests"]
-                if t["outcome"] in schema.RERUN and not t["nodeid"].startswith("sanitizer::")]
+        earlier = schema.load(plan.rest_of)
+        rest = [t["nodeid"] for t in earlier["tests"]
+                if t["outcome"] in schema.RERUN and not t["nodeid"].startswith("sanitizer::")
+                and not t["nodeid"].endswith("[NOTSET]")]  # as read_collected, for older reports
+        again = schema.sanitizers_to_rerun(earlier, TOOLS)
         names, bad = [], []
     spread = ["-n", str(plan.workers)] if plan.workers and importlib.util.find_spec("xdist") else []
     sanitizer_log = io.StringIO()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
-        sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log) \
-            if plan.sanitize and names else None
+        sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again) \
+            if plan.sanitize and (names or again) else None
         if bad or not (plan.shard or plan.group or plan.rest_of):
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)

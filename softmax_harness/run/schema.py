@@ -114,10 +114,15 @@ def write(report: dict, path: Path) -> None:
 
 
 def _merge_sanitizer(reports: list[dict]) -> dict:
+    """The shards' results of each tool joined; then a ``--rest-of`` report's result of a tool
+    replaces the joined one where it ran over every variant of it (a tool run again after it
+    failed), and joins it elsewhere."""
     sanitizer: dict[str, dict] = {}
-    for r in reports:
+    for r in sorted(reports, key=lambda r: bool(r.get("rest_of"))):
         for key, result in r["sanitizer"].items():
-            if key not in sanitizer:
+            again = r.get("rest_of") and key in sanitizer and \
+                set(result["variants"]) >= set(sanitizer[key]["variants"])
+            if key not in sanitizer or again:
                 sanitizer[key] = dict(result)
                 continue
             mine = sanitizer[key]
@@ -132,6 +137,13 @@ def _merge_sanitizer(reports: list[dict]) -> dict:
 
 #: The outcomes that ``--rest-of`` runs again.
 RERUN = ("not run", "failed", "error")
+
+
+def sanitizers_to_rerun(report: dict, tools) -> dict[str, list[str]]:
+    """tool -> the variants of each of ``tools`` whose run over the correct variants failed in
+    ``report`` (reported errors, a crash, or its time limit passed): what ``--rest-of`` runs again."""
+    return {key: list(r["variants"]) for key, r in report.get("sanitizer", {}).items()
+            if key in tools and not r["ok"]}
 
 
 def merge(reports: list[dict]) -> dict:
