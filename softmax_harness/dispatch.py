@@ -8,7 +8,9 @@ of other shapes or with the safe order of reductions, the one measured faster fo
 length); then the split-row kernel (a row over a group of co-resident blocks, every element
 read once, part of each slice in shared memory) up to 2**21 (16-bit rows up to 69568 on its
 512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
-length picks the first entry whose limit admits it and whose kernel runs on the device.
+length picks the first entry whose limit admits it and whose kernel runs on the device. A few
+long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, past 32768) take the forward's cluster kernels first
+(``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
 16-byte chunk of the tile's size does not fit with its shift and goes element by element, with
@@ -68,6 +70,23 @@ TABLE = {
                  (2**21, "split_row_smem_bf16")),
 }
 
+
+#: A few long rows (at most FEW_ROWS of them, past the one-pass tiles, FEW_ROWS_ELEMENTS
+#: elements in all) go to the forward's cluster kernel (8 blocks a row, each reading its slice
+#: once into registers) rather than the split-row kernel, whose grid-wide meet costs more than
+#: it saves there. Cold-L2 latency (reports/measurements/few_rows_cluster_sized.jsonl): 1 and 8
+#: rows of 65536-262144, 6.2-12.8 µs against 8.2-12.9 (1.00-1.56x); 16 rows of 65536-131072,
+#: 1.00-1.33x; but 16 rows of 151936 or 262144 0.70-0.94x, and 64 of 128256 0.94-0.95x.
+FEW_ROWS = 16
+FEW_ROWS_ELEMENTS = 2**21
+#: dtype -> the forward's cluster kernels for a few long rows, as :data:`TABLE`'s entries; in 16
+#: bits the kernel sized 131072 takes rows of 65536 too, 1.2x faster there than the one sized 65536.
+FEW_ROWS_TABLE = {
+    "float32": ((65536, "onepass_cluster_c65536"), (131072, "onepass_cluster_c131072"),
+                (262144, "onepass_cluster_c262144")),
+    **{name: ((131072, f"onepass_cluster_{short}_c131072"), (262144, f"onepass_cluster_{short}_c262144"))
+       for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
+}
 
 _TILE_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384)
 
@@ -216,19 +235,38 @@ def scaled_softmax(x, scale=1.0, *, bias=None, mask=None, causal=False, out=None
     return op_chosen_for("scaled_softmax_bias", x)(x, bias, scale, out=out)
 
 
-def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True):
+def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: bool = True,
+           n_rows: int | None = None):
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
-    ``aligned``: every row starts at a 16-byte boundary. Remembered: the choice took 4.7-8.1 µs
-    of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
-    return _choose(n_cols, device_id, dtype, bool(aligned))
+    ``aligned``: every row starts at a 16-byte boundary; ``n_rows``, where known: a few long rows
+    (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`) take :data:`FEW_ROWS_TABLE` first. Remembered:
+    the choice took 4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
+    few = n_rows is not None and 0 < n_rows <= FEW_ROWS and n_rows * n_cols <= FEW_ROWS_ELEMENTS \
+        and n_cols > ROOM_FOR_SHIFT_FROM["float32"]
+    return _choose(n_cols, device_id, dtype, bool(aligned), few)
+
+
+def _sized_cluster(n_cols: int, dtype: str, slack: int):
+    """The forward's cluster kernel of :data:`FEW_ROWS_TABLE` sized to the row (the smallest that
+    holds it with a misaligned row's shift), or None: where that size waits in staging/, a larger
+    one does not stand in (one sized 262144 on rows of 65536 was slower than the split-row kernel,
+    8.6 µs against 8.2 on one row)."""
+    for limit, name in FEW_ROWS_TABLE.get(dtype, ()):
+        if n_cols <= limit - slack:
+            return _by_name().get(name)
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
-def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool):
+def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, few: bool = False):
     fmt = dtypes.of(dtype)
     entries = TABLE.get(fmt.name, ())
     table = _by_name()
     slack = 0 if aligned else 16 * 8 // fmt.bits - 1  # room for a misaligned row's shift
+    if few:
+        v = _sized_cluster(n_cols, fmt.name, slack)
+        if v is not None and (device_id is None or v.runs_here(device_id)):
+            return v
     for limit, name in entries:
         v = table[name]
         room = limit
@@ -253,7 +291,7 @@ def chosen_for(x):
         raise TypeError(f"softmax: expected a cupy.ndarray, got {type(x).__name__}")
     n_cols = x.shape[-1] if x.ndim >= 1 else 0
     device = getattr(getattr(x, "device", None), "id", None)
-    return choose(n_cols, device, dtype, aligned=rows_aligned(x))
+    return choose(n_cols, device, dtype, aligned=rows_aligned(x), n_rows=x.size // n_cols if n_cols else 0)
 
 
 def rows_aligned(x) -> bool:

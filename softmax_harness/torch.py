@@ -62,9 +62,9 @@ except AttributeError:  # pragma: no cover - older torch
         return torch.cuda.current_stream(device_index).cuda_stream
 
 
-def _variant(op: str, n_cols: int, device_index: int, dtype: str, aligned: bool):
+def _variant(op: str, n_cols: int, n_rows: int, device_index: int, dtype: str, aligned: bool):
     if op == "softmax":  # the dispatcher remembers its choices
-        return dispatch.choose(n_cols, device_index, dtype, aligned=aligned)
+        return dispatch.choose(n_cols, device_index, dtype, aligned=aligned, n_rows=n_rows)
     return dispatch.choose_op(op, n_cols, device_index, dtype, aligned=aligned)
 
 
@@ -105,7 +105,7 @@ def _run(op: str, tensors, dim: int) -> torch.Tensor:
         device = first.device.index if first.device.index is not None else torch.cuda.current_device()
         aligned = addresses[0] % 16 == 0 and n_cols * size % 16 == 0
         try:
-            variant = _variant(op, n_cols, device, _TYPES[first.dtype], aligned)
+            variant = _variant(op, n_cols, n_rows, device, _TYPES[first.dtype], aligned)
         except LookupError as exc:
             raise _problem(op, str(exc)) from None
         stream = _stream(_raw_stream(device))

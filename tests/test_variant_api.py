@@ -238,6 +238,35 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
                 assert chosen.name == name, (op, dtype, limit)
 
 
+def _few(n_cols, n_rows, dtype="float32", aligned=True):
+    from softmax_harness import dispatch
+
+    return dispatch.choose(n_cols, dtype=dtype, aligned=aligned, n_rows=n_rows).name
+
+
+def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
+    assert _few(151936, 1) == _few(262144, 8) == "onepass_cluster_c262144"
+    # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
+    # keep the table
+    assert _few(262144, 9) == _few(262144, None) == _few(151936, 16) == "split_row_smem_f32"
+    assert _few(32768, 1) == "onepass_vec4_c32768"
+    assert _few(262145, 1) == "split_row_smem_f32"
+    assert _few(262144, 0) == "split_row_smem_f32"
+
+
+def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
+    from softmax_harness import dispatch
+
+    verified = {k: v for k, v in dispatch._by_name().items() if k != "onepass_cluster_c65536"}
+    monkeypatch.setattr(dispatch, "_by_name", lambda: verified)
+    dispatch._choose.cache_clear()
+    try:
+        assert dispatch.choose(65536, dtype="float32", n_rows=1).name == "split_row_smem_f32"
+        assert dispatch.choose(262144, dtype="float32", n_rows=1).name == "onepass_cluster_c262144"
+    finally:
+        dispatch._choose.cache_clear()
+
+
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     from softmax_harness import dispatch
 
