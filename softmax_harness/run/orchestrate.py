@@ -75,8 +75,9 @@ def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, dea
 
 #: tool -> the processes that share its variants. Racecheck tracks every shared-memory access
 #: and is the slow one: over the 171 variants of half the suite it passed 300 s, the time
-#: allowed one process (reports/gpu.log, 2026-12-04).
-PARTS = {"racecheck": 4}
+#: allowed one process, and over the 36 cluster and split-row kernels staged then it took 274 s
+#: (reports/STATUS.md, "The staged kernels' suite"); 8 processes give each about 43 of 342.
+PARTS = {"racecheck": 8}
 
 
 def _parts(names: list[str], n: int) -> list[list[str]]:
