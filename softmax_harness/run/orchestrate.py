@@ -126,11 +126,11 @@ def sanitize_all(names: list[str], bad: list[str], log, tools: dict[str, list[st
         done = list(pool.map(one, jobs))
     results = {}
     for key, value, must_flag in done:
+        what = f"{value['tool']} on {value['variants'][0]} (must flag it)" if must_flag else value["tool"]
+        log.write(f"===== sanitizer {what}\n{value['output']}\n")  # each part's output once
         if key in results:  # another part of the same tool
             value = _joined(results[key], value)
         results[key] = value
-        what = f"{value['tool']} on {value['variants'][0]} (must flag it)" if must_flag else value["tool"]
-        log.write(f"===== sanitizer {what}\n{value['output']}\n")
     for key, value in results.items():
         print(f"gpu-check: sanitizer {key}: errors={value['errors']} ok={value['ok']} "
               f"({value['seconds']} s)", flush=True)
