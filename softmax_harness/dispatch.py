@@ -242,7 +242,7 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
     (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`) take :data:`FEW_ROWS_TABLE` first. Remembered:
     the choice took 4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
     few = n_rows is not None and 0 < n_rows <= FEW_ROWS and n_rows * n_cols <= FEW_ROWS_ELEMENTS \
-        and n_cols > ROOM_FOR_SHIFT_FROM["float32"]
+        and n_cols > _SIZES[-1]  # past every type's one-pass tiles
     return _choose(n_cols, device_id, dtype, bool(aligned), few)
 
 
