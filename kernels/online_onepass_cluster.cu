@@ -12,9 +12,21 @@
 // 262144, below the split-row kernel; two blocks of 512 threads (64 halves each) a row of 16-bit
 // elements 0.89 at C = 65536, against 0.86 (reports/measurements/cluster_ab.json).
 //
+// Sized to the row, as the other ops' cluster kernels are (8 blocks of 256 threads of 32 floats
+// for 65536, of 512 for 131072; 8 blocks of 256 and 512 threads of 64 halves for 131072 and
+// 262144): those reach 0.80-0.98 of a copy at the length they are sized to
+// (reports/measurements/clusters_promoted.jsonl), where the one kernel of 262144 left most of
+// its lanes idle on shorter rows.
+//
+// @variant name=onepass_cluster_c65536 kernel=onepass_cluster_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
+// @variant name=onepass_cluster_c131072 kernel=onepass_cluster_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 fast_math=true exp=ex2
 // @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90 fast_math=true exp=ex2
 // @variant name=onepass_cluster_f16_c65536 kernel=onepass_cluster_f16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_f16_c131072 kernel=onepass_cluster_f16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_f16_c262144 kernel=onepass_cluster_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=onepass_cluster_bf16_c65536 kernel=onepass_cluster_bf16_c65536 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_bf16_c131072 kernel=onepass_cluster_bf16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_bf16_c262144 kernel=onepass_cluster_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 
 namespace {
@@ -71,6 +83,12 @@ __device__ __forceinline__ void cluster_row(const T* __restrict__ x, T* __restri
         cluster_row<T, CLUSTER, THREADS, E>(x, y, n_cols);                                               \
     }
 
+CLUSTER_KERNEL(onepass_cluster_c65536, float, 8, 256, 32)
+CLUSTER_KERNEL(onepass_cluster_c131072, float, 8, 512, 32)
 CLUSTER_KERNEL(onepass_cluster_c262144, float, 8, 1024, 32)
 CLUSTER_KERNEL(onepass_cluster_f16_c65536, sh::half_t, 2, 512, 64)
+CLUSTER_KERNEL(onepass_cluster_f16_c131072, sh::half_t, 8, 256, 64)
+CLUSTER_KERNEL(onepass_cluster_f16_c262144, sh::half_t, 8, 512, 64)
 CLUSTER_KERNEL(onepass_cluster_bf16_c65536, sh::bf16_t, 2, 512, 64)
+CLUSTER_KERNEL(onepass_cluster_bf16_c131072, sh::bf16_t, 8, 256, 64)
+CLUSTER_KERNEL(onepass_cluster_bf16_c262144, sh::bf16_t, 8, 512, 64)

@@ -111,8 +111,24 @@ _CLUSTER_FROM = {"backward": {"": 17409, "_f16": 32769, "_bf16": 32769},
                  **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 4096 * (form == "bias"),
                                        "_bf16": 16385 + 4096 * (form == "bias")}
                     for form in ("bias", "mask", "causal")}}
-#: The cluster kernels' row sizes, by element type.
-_CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 131072), "_bf16": (32768, 65536, 131072)}
+#: The cluster kernels' row sizes. In 16 bits, 73728 (288 threads) holds a misaligned row of
+#: 65535 with its shift, which the tiles sized 65536 do not (they read it element by element),
+#: and 262144 takes vocabularies of 151936 and 262144 from the block. Every op in bf16
+#: (reports/measurements/cluster_sizes_73728_262144.jsonl): a misaligned 65535 at 0.51-0.70 of
+#: copy against 0.42-0.56, rows of 69632-73728 at 0.58-0.86 against 0.27-0.57 (sized 131072),
+#: 151936 at 0.26-0.61 and 262144 at 0.37-0.86 against the block's 0.18-0.46.
+_CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
+                  "_bf16": (32768, 65536, 73728, 131072, 262144)}
+
+
+#: The rows past the clusters that go over a group of co-resident blocks (kernels/*/*_split_row.cu:
+#: both inputs read once, where the block reads them twice): family -> type -> the longest row.
+#: Beside the block at C = 151936-2^20 (reports/measurements/staged_split_row.jsonl): the softmax
+#: backward 0.64-0.74 of copy against 0.57-0.59 in fp32, 0.48-0.56 against 0.38-0.41 in bf16;
+#: log_softmax's 0.49-0.56 against 0.45-0.46 in bf16, but 0.64-0.71 against 0.69-0.71 in fp32
+#: from 262144 on, where the block keeps it.
+_SPLIT_ROW = {"backward": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
+              "log_softmax_backward": {"_f16": 2**20, "_bf16": 2**20}}
 
 
 def _ladder(family: str, suffix: str):
@@ -126,6 +142,9 @@ def _ladder(family: str, suffix: str):
         if start - 1 > entries[-1][0]:
             entries.append((start - 1, block[1]))
         entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES[suffix] if c >= start]
+    longest = _SPLIT_ROW.get(family, {}).get(suffix)
+    if longest is not None:
+        entries.append((longest, f"{family}_split_row{suffix}"))
     return (*entries, block)
 
 

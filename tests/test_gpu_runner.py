@@ -222,8 +222,8 @@ def test_a_rest_of_run_runs_again_the_sanitizers_that_failed(monkeypatch, tmp_pa
     schema.write(earlier, path)
     seen = {}
 
-    def sanitize_all(names, bad, log, tools=None):
-        seen.update(names=names, bad=bad, tools=tools)
+    def sanitize_all(names, bad, log, tools=None, timeout=300):
+        seen.update(names=names, bad=bad, tools=tools, timeout=timeout)
         return {}
 
     def batch(label, args, plan, log, tally, deadline):
@@ -232,8 +232,9 @@ def test_a_rest_of_run_runs_again_the_sanitizers_that_failed(monkeypatch, tmp_pa
 
     monkeypatch.setattr(orchestrate, "sanitize_all", sanitize_all)
     monkeypatch.setattr(orchestrate, "_batch", batch)
-    orchestrate.run_suite(orchestrate.Plan(rest_of=path, sanitize=True), io.StringIO())
+    orchestrate.run_suite(orchestrate.Plan(rest_of=path, sanitize=True, sanitizer_timeout=540), io.StringIO())
     assert seen["tools"] == {"racecheck": ["a", "b"]} and seen["names"] == seen["bad"] == []
+    assert seen["timeout"] == 540  # --sanitizer-timeout: a rerun alone on the GPU may take longer
     assert seen["batches"] == [("variants", ["t.py::x[a]"])]
 
 
@@ -287,7 +288,7 @@ def test_the_sanitizers_run_beside_the_gallery_and_the_variants(monkeypatch):
         log.write(f"{label} output\n")
         return []
 
-    def sanitize_all(names, bad, log, tools=None):
+    def sanitize_all(names, bad, log, tools=None, timeout=300):
         sanitizing.set()
         log.write("sanitizer output\n")
         return {"memcheck": {"name": "memcheck", "tool": "memcheck", "errors": 0, "ok": True, "seconds": 1.0,
@@ -318,7 +319,7 @@ def test_racecheck_runs_in_parts_and_one_part_past_its_time_leaves_the_others_co
 
     calls, lock = [], threading.Lock()
 
-    def sanitize(tool, refs):
+    def sanitize(tool, refs, timeout):
         with lock:
             calls.append((tool, list(refs)))
         late = tool == "racecheck" and "v5" in refs
@@ -350,6 +351,17 @@ def test_a_cut_run_leaves_out_the_empty_parameter_sets_it_collected(tmp_path):
     journal = tmp_path / "r.json.journal"
     journal.write_text(json.dumps({"collected": ["t.py::a[x]", "t.py::b[NOTSET]", "t.py::c"]}) + "\n")
     assert read_collected(journal) == ["t.py::a[x]", "t.py::c"]
+
+
+def test_a_merge_leaves_out_the_empty_parameter_set_an_older_cut_report_counted_as_not_run():
+    """Reports cut before read_collected dropped ``[NOTSET]`` ids hold one as 'not run'; their
+    rest-of run never runs it (there is no such test), so the merge must not count it."""
+    from softmax_harness.run.schema import merge as merge_reports
+
+    cut = shard_report(1, ["t.py::x[a]", "t.py::y[NOTSET]"])
+    cut["tests"][1]["outcome"] = "not run"
+    merged = merge_reports([cut])
+    assert merged["summary"]["not run"] == 0 and merged["summary"]["passed"] == 2
 
 
 def test_at_most_two_batches_past_element_2_31_build_at_once(tmp_path):

@@ -238,6 +238,34 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
                 assert chosen.name == name, (op, dtype, limit)
 
 
+def test_16_bit_rows_between_and_past_the_cluster_sizes():
+    """A misaligned 16-bit row of 65535 on the tiles sized 73728 (with its shift), an aligned one
+    of 65536 on those sized 65536; vocabularies past 131072 on the cluster sized 262144."""
+    from softmax_harness import dispatch
+
+    for op, family in dispatch._LADDERS.items():
+        for dtype, short in (("float16", "f16"), ("bfloat16", "bf16")):
+            def chosen(n_cols, aligned=True, op=op, dtype=dtype):
+                return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
+            assert chosen(65535, aligned=False) == f"{family}_cluster_{short}_c73728"
+            assert chosen(65472, aligned=False) == chosen(65536) == f"{family}_cluster_{short}_c65536"
+            assert chosen(151936) == chosen(262144) == f"{family}_cluster_{short}_c262144"
+
+
+def test_the_backwards_rows_past_the_clusters_go_over_a_group_of_blocks():
+    from softmax_harness import dispatch
+
+    for op, family in (("softmax_backward", "backward"), ("log_softmax_backward", "log_softmax_backward")):
+        for dtype, suffix in (("float16", "_f16"), ("bfloat16", "_bf16")):
+            assert dispatch.choose_op(op, 2**20, dtype=dtype).name == f"{family}_split_row{suffix}"
+            assert dispatch.choose_op(op, 2**20 + 1, dtype=dtype).name.startswith(f"{family}_block")
+    assert dispatch.choose_op("softmax_backward", 131073, dtype="float32").name == "backward_split_row"
+    assert dispatch.choose_op("softmax_backward", 2**20, dtype="float32").name == "backward_split_row"
+    # fp32 log_softmax backward: the block measured faster from 262144 on
+    assert dispatch.choose_op("log_softmax_backward", 2**20, dtype="float32").name \
+        == "log_softmax_backward_block_1024"
+
+
 def _few(n_cols, n_rows, dtype="float32", aligned=True):
     from softmax_harness import dispatch
 
@@ -252,6 +280,16 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     assert _few(32768, 1) == "onepass_vec4_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
     assert _few(262144, 0) == "split_row_smem_f32"
+
+
+def test_a_few_rows_take_the_cluster_sizes_staged_for_them():
+    assert _few(65536, 1) == _few(32769, 8) == "onepass_cluster_c65536"
+    assert _few(65535, 1, aligned=False) == "onepass_cluster_c131072"  # no room for the shift
+    assert _few(151936, 8, "bfloat16") == _few(262144, 2, "bfloat16") == "onepass_cluster_bf16_c262144"
+    assert _few(65536, 4, "float16") == "onepass_cluster_f16_c131072"
+    assert _few(131072, 16, "bfloat16") == "onepass_cluster_bf16_c131072"
+    assert _few(65536, 17) == _few(65536, None) == "split_row_smem_f32"
+    assert _few(151936, 16, "bfloat16") == "split_row_smem_bf16"
 
 
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):

@@ -57,6 +57,8 @@ def parser() -> argparse.ArgumentParser:
                         "median:20%% (pick a threshold above the noise of two runs of one version)")
     p.add_argument("--sanitize", action="store_true",
                    help="also run compute-sanitizer (memcheck, racecheck, initcheck, synccheck)")
+    p.add_argument("--sanitizer-timeout", type=float, default=300, metavar="SECONDS",
+                   help="seconds for each sanitizer process (racecheck's parts run at once)")
     return p
 
 
@@ -70,7 +72,8 @@ def main(argv=None) -> int:
             return 0 if schema.clean(report["summary"]) else 1
         plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
                     workers=args.workers, variants=args.variant, shard=args.shard, group=args.group,
-                    deadline=args.deadline, rest_of=args.rest_of, sanitize=args.sanitize)
+                    deadline=args.deadline, rest_of=args.rest_of, sanitize=args.sanitize,
+                    sanitizer_timeout=args.sanitizer_timeout)
         names, bad = select(plan)  # an unknown name is an error before any GPU question
     except (ValueError, catalog.UnknownVariantError) as exc:
         print(f"gpu-check: {exc}", file=sys.stderr)
@@ -92,7 +95,7 @@ def main(argv=None) -> int:
         elif args.bench:
             bench = sweep(args.timeout, log, args.compare_fail, args.out.parent)
         if args.no_tests:
-            sanitizer = sanitize_all(names, bad, log) if args.sanitize else {}
+            sanitizer = sanitize_all(names, bad, log, timeout=args.sanitizer_timeout) if args.sanitize else {}
             ok = all(r["ok"] for r in sanitizer.values()) and not bench.get("failures")
             return 0 if ok else 1
         if len(gpus) > 1:

@@ -37,6 +37,7 @@ class Plan:
     deadline: float | None = None
     rest_of: Path | None = None
     sanitize: bool = False
+    sanitizer_timeout: float = 300  # seconds for each sanitizer process
 
 
 def select(plan: Plan) -> tuple[list[str], list[str]]:
@@ -95,7 +96,8 @@ def _joined(a: dict, b: dict) -> dict:
             "output": f"{a['output']}\n{b['output']}"}
 
 
-def sanitize_all(names: list[str], bad: list[str], log, tools: dict[str, list[str]] | None = None) -> dict:
+def sanitize_all(names: list[str], bad: list[str], log, tools: dict[str, list[str]] | None = None,
+                 timeout: float = 300) -> dict:
     """Every tool over every correct variant (zero reports required), and each known-bad kernel
     that declares ``sanitizer=TOOL`` under that tool (which must flag it); ``tools``, tool -> its
     variants, in place of every tool over ``names`` (the tools a ``--rest-of`` run runs again).
@@ -118,7 +120,7 @@ def sanitize_all(names: list[str], bad: list[str], log, tools: dict[str, list[st
     def one(job):
         key, tool, refs, must_flag = job
         started = time.time()
-        r = sanitize(tool, refs)
+        r = sanitize(tool, refs, timeout)
         ok = bool(r["errors"]) if must_flag else r["ok"]
         return key, {**r, "ok": ok, "name": key, "seconds": round(time.time() - started, 1)}, must_flag
 
@@ -168,7 +170,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     spread = ["-n", str(plan.workers)] if plan.workers and importlib.util.find_spec("xdist") else []
     sanitizer_log = io.StringIO()
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
-        sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again) \
+        sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again, plan.sanitizer_timeout) \
             if plan.sanitize and (names or again) else None
         if bad or not (plan.shard or plan.group or plan.rest_of):
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
