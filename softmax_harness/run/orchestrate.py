@@ -75,9 +75,9 @@ def _batch(label: str, pytest_args: list[str], plan: Plan, log, tally: dict, dea
 
 
 #: tool -> the processes that share its variants. Racecheck tracks every shared-memory access
-#: and is the slow one: over the 171 variants of half the suite it passed 300 s, the time
-#: allowed one process, and over the 36 cluster and split-row kernels staged then it took 274 s
-#: (reports/STATUS.md, "The staged kernels' suite"); 8 processes give each about 43 of 342.
+#: and is the slow one: over the 342 variants of commit 880e389, 8 processes beside the tests
+#: passed the 300 s each is allowed; alone on the GPU (a --rest-of run) they took 342 s at most
+#: (reports/gpu.json; hence --sanitizer-timeout).
 PARTS = {"racecheck": 8}
 
 
