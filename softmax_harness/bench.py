@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 
 from . import catalog, dispatch, dtypes, ops
+from .gpu import events, synchronize
 
 #: Row lengths and element types of the sweep; N is chosen so that each input is about
 #: ``BYTES`` bytes. 65535 is there for rows of odd length (most of them start misaligned).
@@ -42,7 +43,7 @@ def gpu_timed(fn, repeat: int = 1, beside=None):
     """Wrap ``fn``: each call adds the event-timed GPU seconds per launch of ``fn()`` to the clock.
     With ``beside`` (a copy, say), each call then times ``beside()`` the same way, off the clock,
     and appends its seconds per launch to the wrapper's ``beside_seconds``."""
-    start, end = _events()
+    start, end = events()
 
     @functools.wraps(fn)
     def timed():
@@ -62,18 +63,6 @@ def clocked(measure):
         _elapsed[0] += measure()
 
     return timed
-
-
-def _events():
-    import cupy
-
-    return cupy.cuda.Event(), cupy.cuda.Event()
-
-
-def _synchronize():
-    import cupy
-
-    cupy.cuda.Device().synchronize()
 
 
 def _launches(fn, repeat, start, end) -> float:
@@ -125,8 +114,8 @@ def paired_medians(*fns, warmup: int = 3, repeat: int = 20) -> tuple[float, ...]
     for fn in fns:
         for _ in range(warmup):
             fn()
-    _synchronize()
-    start, end = _events()
+    synchronize()
+    start, end = events()
     times = [[] for _ in fns]
     for _ in range(repeat):
         for fn, seen in zip(fns, times, strict=True):

@@ -1,4 +1,4 @@
-"""Is there a CUDA device, and what is it."""
+"""Is there a CUDA device, and what is it; the timing helpers that the benchmarks share."""
 
 from __future__ import annotations
 
@@ -52,3 +52,17 @@ def release_memory() -> None:
 
         cupy.get_default_memory_pool().free_all_blocks()
         cupy.get_default_pinned_memory_pool().free_all_blocks()
+
+
+def events():
+    """A pair of CUDA events (start, end) on the current device."""
+    import cupy
+
+    return cupy.cuda.Event(), cupy.cuda.Event()
+
+
+def synchronize() -> None:
+    """Wait for all work on the current device."""
+    import cupy
+
+    cupy.cuda.Device().synchronize()

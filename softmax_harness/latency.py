@@ -22,7 +22,7 @@ import statistics
 import time
 
 from . import dtypes
-from .bench import _events, _synchronize
+from .gpu import events, synchronize
 
 #: N x C of the sweep: decode-time batches of vocabulary-length rows, and many short rows.
 SHAPES = (*((n, c) for n in (1, 8, 64, 256) for c in (4096, 32000, 128256, 151936, 262144)), (4096, 1024))
@@ -66,7 +66,7 @@ def cold_seconds(fn) -> float:
     import cupy
     import numpy as np
 
-    start, end = _events()
+    start, end = events()
     _flush_buffer().fill(0)
     _spin()((1,), (1,), (np.int64(SPIN_NS),))
     start.record()
@@ -78,12 +78,12 @@ def cold_seconds(fn) -> float:
 
 def host_seconds(fn, calls: int = 100) -> float:
     """Host seconds per call of ``calls`` calls of ``fn()`` back to back, unsynchronised."""
-    _synchronize()
+    synchronize()
     begin = time.perf_counter()
     for _ in range(calls):
         fn()
     spent = time.perf_counter() - begin
-    _synchronize()
+    synchronize()
     return spent / calls
 
 

@@ -16,9 +16,9 @@ def fake_events(monkeypatch):
         order.append(fn.__name__)
         return fn()
 
-    monkeypatch.setattr(bench, "_events", lambda: (None, None))
+    monkeypatch.setattr(bench, "events", lambda: (None, None))
     monkeypatch.setattr(bench, "_launches", launches)
-    monkeypatch.setattr(bench, "_synchronize", lambda: None)
+    monkeypatch.setattr(bench, "synchronize", lambda: None)
     return order
 
 

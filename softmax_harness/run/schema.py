@@ -167,7 +167,7 @@ def merge(reports: list[dict]) -> dict:
         for t in (t for r in reports if bool(r.get("rest_of")) == rerun for t in r["tests"]):
             node, before = t["nodeid"], final.get(t["nodeid"])
             if node.startswith("sanitizer::") or (node.endswith("[NOTSET]") and t["outcome"] == "not run"):
-                continue  # (NOTSET "not run": an empty parameter set an older report counted, as read_collected)
+                continue  # NOTSET "not run": an empty parameter set older reports counted (read_collected)
             if before is None or before["outcome"] == "not run":
                 final[node] = t
             elif t["outcome"] not in ("not run", before["outcome"]):
