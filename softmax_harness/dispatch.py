@@ -9,7 +9,7 @@ length); then the split-row kernel (a row over a group of co-resident blocks, ev
 read once, part of each slice in shared memory) up to 2**21 (16-bit rows up to 69568 on its
 512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
 length picks the first entry whose limit admits it and whose kernel runs on the device. A few
-long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, past 32768) take the forward's cluster kernels first
+long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the forward's cluster kernels first
 (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
@@ -71,7 +71,7 @@ TABLE = {
 }
 
 
-#: A few long rows (at most FEW_ROWS of them, past the one-pass tiles, FEW_ROWS_ELEMENTS
+#: A few long rows (at most FEW_ROWS of them, from FEW_ROWS_FROM columns, FEW_ROWS_ELEMENTS
 #: elements in all) go to the forward's cluster kernel (8 blocks a row, each reading its slice
 #: once into registers) rather than the split-row kernel, whose grid-wide meet costs more than
 #: it saves there. Cold-L2 latency (reports/measurements/few_rows_cluster_sized.jsonl): 1 and 8
@@ -79,6 +79,12 @@ TABLE = {
 #: 1.00-1.33x; but 16 rows of 151936 or 262144 0.70-0.94x, and 64 of 128256 0.94-0.95x.
 FEW_ROWS = 16
 FEW_ROWS_ELEMENTS = 2**21
+#: dtype -> the shortest row of the few that take the cluster: past the one-pass tiles, and in
+#: fp32 from 32000 (a vocabulary's length), where the cluster sized 65536 runs 1, 8 and 16 rows in
+#: 5.95, 6.40 and 7.62 µs against the tile's 8.22, 8.64 and 8.90 (few_rows_cluster_sized.jsonl;
+#: 64 rows 11.26 against 10.98). In 16 bits the cluster sized 131072 gains 0.3-0.4 µs on 1 and 8
+#: rows of 32000 and loses 1.0 on 16, and the tiles keep them.
+FEW_ROWS_FROM = {"float32": 32000, "float16": 32769, "bfloat16": 32769}
 #: dtype -> the forward's cluster kernels for a few long rows, as :data:`TABLE`'s entries; in 16
 #: bits the kernel sized 131072 takes rows of 65536 too, 1.2x faster there than the one sized 65536.
 FEW_ROWS_TABLE = {
@@ -258,11 +264,15 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
            n_rows: int | None = None):
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
     ``aligned``: every row starts at a 16-byte boundary; ``n_rows``, where known: a few long rows
-    (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`) take :data:`FEW_ROWS_TABLE` first. Remembered:
-    the choice took 4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
+    (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`, :data:`FEW_ROWS_FROM`) take
+    :data:`FEW_ROWS_TABLE` first. Remembered: the choice took 4.7-8.1 µs of a call's host time
+    (reports/measurements/host_overhead_breakdown.json)."""
     few = n_rows is not None and 0 < n_rows <= FEW_ROWS and n_rows * n_cols <= FEW_ROWS_ELEMENTS \
-        and n_cols > _SIZES[-1]  # past every type's one-pass tiles
+        and n_cols >= _FEW_FROM_ANY  # (each type's own start, FEW_ROWS_FROM, in _choose)
     return _choose(n_cols, device_id, dtype, bool(aligned), few)
+
+
+_FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
 
 
 def _sized_cluster(n_cols: int, dtype: str, slack: int):
@@ -282,7 +292,7 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, few: bool 
     entries = TABLE.get(fmt.name, ())
     table = _by_name()
     slack = 0 if aligned else 16 * 8 // fmt.bits - 1  # room for a misaligned row's shift
-    if few:
+    if few and n_cols >= FEW_ROWS_FROM[fmt.name]:
         v = _sized_cluster(n_cols, fmt.name, slack)
         if v is not None and (device_id is None or v.runs_here(device_id)):
             return v

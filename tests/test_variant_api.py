@@ -277,7 +277,10 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
     # keep the table
     assert _few(262144, 9) == _few(262144, None) == _few(151936, 16) == "split_row_smem_f32"
-    assert _few(32768, 1) == "onepass_vec4_c32768"
+    assert _few(31999, 1) == "onepass_vec4_c32768"
+    assert _few(32000, 1) == _few(32768, 16) == "onepass_cluster_c65536"  # (fp32 from 32000)
+    assert _few(32000, 1, "bfloat16") == "onepass_bf16_c32768"  # 16 bits: the tiles keep them
+    assert _few(32768, 1, "float16") == "onepass_f16_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
     assert _few(262144, 0) == "split_row_smem_f32"
 
