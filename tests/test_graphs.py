@@ -68,7 +68,7 @@ def test_softmax_replays_from_a_cuda_graph(dtype, n_rows, n_cols):
 
     from softmax_harness import dispatch
 
-    chosen = dispatch.choose(n_cols, cupy.cuda.Device().id, dtype)
+    chosen = dispatch.choose(n_cols, cupy.cuda.Device().id, dtype, n_rows=n_rows)
     replays_within_the_bound("softmax", chosen, lambda x, out: dispatch.softmax(x, out=out),
                              n_rows, n_cols, dtype)
 
