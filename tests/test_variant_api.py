@@ -285,7 +285,7 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     assert _few(262144, 0) == "split_row_smem_f32"
 
 
-def test_a_few_rows_take_the_cluster_sizes_staged_for_them():
+def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(65536, 1) == _few(32769, 8) == "onepass_cluster_c65536"
     assert _few(65535, 1, aligned=False) == "onepass_cluster_c131072"  # no room for the shift
     assert _few(151936, 8, "bfloat16") == _few(262144, 2, "bfloat16") == "onepass_cluster_bf16_c262144"
