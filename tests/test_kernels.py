@@ -22,7 +22,7 @@ from softmax_harness.battery import (  # noqa: F401  (collected here: the batter
     test_the_stratified_design,
 )
 from softmax_harness.properties import Subject, check_recipe
-from softmax_harness.strategies import CLASSIC, GRAD_KINDS, BatchRecipe, batches, lengths
+from softmax_harness.strategies import CLASSIC, GRAD_KINDS, BatchRecipe, RowRecipe, batches, lengths
 
 pytestmark = pytest.mark.gpu
 
@@ -84,9 +84,16 @@ def test_a_split_kernel_that_leaves_its_workspace_dirty_is_named(tmp_path):
         Variant(spec)(cupy.zeros((4, 100), dtype=cupy.float32))
 
 
+#: Found on the H200 (2026-12-04): the third row's one finite maximum (4.17e5) dominates, and
+#: split_row_smem_f32's shifted exponentials wrote 1 + 2^-23 there, outside [0, 1].
+LONE_SHIFTED_MAXIMUM = BatchRecipe(1048576, (RowRecipe(), RowRecipe(),
+                                             RowRecipe("mixed_scales", "causal", seed=4294967294)))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 @given(recipe=batches(lengths(long_rows=True)))
 @example(recipe=CLASSIC[2])
+@example(recipe=LONE_SHIFTED_MAXIMUM)
 def test_dispatched_softmax_holds_every_property(dtype, recipe):
     """softmax_harness.softmax, judged with the bound of the variant it dispatches to."""
     import cupy
