@@ -34,11 +34,19 @@ def expand_source(path: Path) -> str:
     """The source of ``path`` with its local ``#include "..."`` files inlined, each once in the
     whole expansion (a header that two others include, a diamond, is inlined at its first
     include only), as ``#pragma once`` would have it."""
-    return _expand(Path(path).resolve(), set())
+    return _expand(Path(path).resolve(), {})
 
 
-def _expand(path: Path, seen: set[Path]) -> str:
-    seen.add(path)
+def sources(path: Path) -> list[Path]:
+    """The files that :func:`expand_source` inlines for ``path``, itself first, in the order
+    it inlines them."""
+    seen: dict[Path, None] = {}
+    _expand(Path(path).resolve(), seen)
+    return list(seen)
+
+
+def _expand(path: Path, seen: dict[Path, None]) -> str:
+    seen[path] = None
     out = [f'#line 1 "{_display(path)}"']
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         match = _INCLUDE.match(line)

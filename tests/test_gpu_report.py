@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from softmax_harness.run.schema import SCHEMA, kernel_digests
 
 REPORT = Path(__file__).resolve().parent.parent / "reports" / "gpu.json"
@@ -22,6 +24,20 @@ def test_report_matches_the_kernels_in_the_tree():
     recorded, current = load()["kernels_sha256"], kernel_digests()
     changed = sorted(p for p in recorded.keys() | current.keys() if recorded.get(p) != current.get(p))
     assert not changed, f"reports/gpu.json was made for other kernel files: {changed}. {REFRESH}"
+
+
+def test_report_matches_each_variants_sources():
+    """Each variant's digest (its file, what it includes, the launch path: run/carry.py), which
+    is what a run with --since carries outcomes by."""
+    from softmax_harness import catalog
+    from softmax_harness.run.carry import variant_digests
+
+    recorded = load().get("variants_sha256")
+    if recorded is None:
+        pytest.skip("reports/gpu.json predates the variant digests")
+    current = variant_digests([v.ref for v in catalog.select("variant") + catalog.select("bad_variant")])
+    changed = sorted(r for r in recorded.keys() | current.keys() if recorded.get(r) != current.get(r))
+    assert not changed, f"reports/gpu.json was made for other sources of {changed}. {REFRESH}"
 
 
 def test_report_shows_no_failures():

@@ -49,6 +49,11 @@ def parser() -> argparse.ArgumentParser:
                         "gallery), and with --sanitize the sanitizers it records as failed, over their "
                         "variants; join the reports with --merge, where the reruns' outcomes count "
                         "and the earlier ones are kept under 'reruns'")
+    p.add_argument("--since", type=Path, default=None, metavar="REPORT",
+                   help="run only the variants (and known-bad kernels) whose sources differ from those "
+                        "REPORT (a whole, clean report, such as reports/gpu.json) recorded, with every "
+                        "test that takes no variant, and carry REPORT's outcomes, sanitizer results and "
+                        "tallies for the rest (on one GPU)")
     p.add_argument("--no-tests", action="store_true", help="skip the test suite")
     p.add_argument("--bench", action="store_true",
                    help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
@@ -72,7 +77,7 @@ def main(argv=None) -> int:
             return 0 if schema.clean(report["summary"]) else 1
         plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
                     workers=args.workers, variants=args.variant, shard=args.shard, group=args.group,
-                    deadline=args.deadline, rest_of=args.rest_of, sanitize=args.sanitize,
+                    deadline=args.deadline, rest_of=args.rest_of, since=args.since, sanitize=args.sanitize,
                     sanitizer_timeout=args.sanitizer_timeout)
         names, bad = select(plan)  # an unknown name is an error before any GPU question
     except (ValueError, catalog.UnknownVariantError) as exc:
@@ -83,7 +88,7 @@ def main(argv=None) -> int:
         return 2
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    alone = args.one_gpu or args.shard or args.group or args.rest_of
+    alone = args.one_gpu or args.shard or args.group or args.rest_of or args.since
     gpus = [] if alone else visible_gpus()
     with open(log_path, "w") as log:
         bench = {}

@@ -12,12 +12,12 @@ import io
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import catalog, gpu
 from ..properties import merge_tally
-from . import schema
+from . import carry, schema
 from .children import run_resuming
 from .sanitize import TOOLS, sanitize
 
@@ -36,6 +36,7 @@ class Plan:
     group: str | None = None  # "K/N": the variants named are group K of a run spread over N GPUs
     deadline: float | None = None
     rest_of: Path | None = None
+    since: Path | None = None  # a whole, clean earlier report: carry the unchanged variants' outcomes
     sanitize: bool = False
     sanitizer_timeout: float = 300  # seconds for each sanitizer process
 
@@ -45,6 +46,10 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
     wanted = plan.variants or None
     names = [v.ref for v in catalog.select("variant", wanted)]
     bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    if plan.since:
+        earlier = _base(plan)
+        same = set(carry.unchanged(earlier, names + bad))
+        names, bad = [n for n in names if n not in same], [b for b in bad if b not in same]
     if plan.shard:
         k, n = _fraction(plan.shard)
         names, bad = names[k - 1::n], bad if k == 1 else []
@@ -52,6 +57,36 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
         k, _ = _fraction(plan.group)
         bad = bad if k == 1 else []
     return names, bad
+
+
+def _base(plan: Plan) -> dict:
+    """The report ``--since`` names, checked to be one to carry outcomes from."""
+    if plan.rest_of:
+        raise ValueError("--since and --rest-of: a rest-of run finishes one tree's report, carrying nothing")
+    earlier = schema.load(plan.since)
+    carry.check_base(earlier, plan.since.name)
+    return earlier
+
+
+def _carried(plan: Plan, names: list[str], bad: list[str]) -> dict | None:
+    """What this run takes over from ``--since``'s report: the variants it does not run (the
+    first shard or group only, so that a merge counts them once)."""
+    if not plan.since or not _first_part(plan):
+        return None
+    earlier = _base(plan)
+    wanted = plan.variants or None
+    correct = [v.ref for v in catalog.select("variant", wanted)]
+    known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    changed = set().union(*select(replace(plan, shard=None, group=None)))
+    return {**carry.carried(earlier, [n for n in correct if n not in changed],
+                            [b for b in known_bad if b not in changed], TOOLS),
+            "from": {"report": plan.since.name, "generated": earlier["generated"]}}
+
+
+def _first_part(plan: Plan) -> bool:
+    """Whether this run is the whole run, or its first shard or group (the one the gallery and
+    the tests that take no variant go with)."""
+    return all(_fraction(p)[0] == 1 for p in (plan.shard, plan.group) if p)
 
 
 def _fraction(text: str) -> tuple[int, int]:
@@ -172,7 +207,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
         sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again, plan.sanitizer_timeout) \
             if plan.sanitize and (names or again) else None
-        if bad or not (plan.shard or plan.group or plan.rest_of):
+        if bad or (_first_part(plan) and not plan.rest_of):
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
         chosen = [*common, *spread, *rest] if rest else \
@@ -182,9 +217,20 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
             tests += _batch("variants", chosen, plan, log, tally, deadline)
         sanitizer = sanitizing.result() if sanitizing else {}
     log.write(sanitizer_log.getvalue())
+    caught = schema.gallery_catches(tests, bad)
+    taken = _carried(plan, names, bad)
+    if taken:
+        tests += taken["tests"]
+        for key, result in taken["sanitizer"].items():
+            sanitizer[key] = _joined(result, sanitizer[key]) if key in sanitizer else result
+        caught = {**taken["caught"], **caught}
+        merge_tally(tally, taken["tally"])
+    everything = {v.ref: None for wanted in (None, plan.variants or None)  # and NAME@DIR's named
+                  for kind in ("variant", "bad_variant") for v in catalog.select(kind, wanted)}
     return schema.build(
-        tests=tests, sanitizer=sanitizer, caught=schema.gallery_catches(tests, bad), tally=tally,
+        tests=tests, sanitizer=sanitizer, caught=caught, tally=tally,
         environment={**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
         kernels_sha256=schema.kernel_digests(), profile=plan.profile, seconds=time.time() - started,
         bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard or plan.group,
-        rest_of=plan.rest_of.name if plan.rest_of else None)
+        rest_of=plan.rest_of.name if plan.rest_of else None, since=taken["from"] if taken else None,
+        variants_sha256=carry.variant_digests(list(everything)))

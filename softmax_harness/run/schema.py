@@ -1,11 +1,11 @@
 """The GPU report (``reports/gpu.json``): its one schema and its one builder, used by a run
 and by the merge of shard reports alike.
 
-A report records the sha256 of every file under ``kernels/`` (and under DIR for variants
-named ``NAME@DIR``), the device and its software versions, every test's outcome and
-duration, the per-kernel error tally, the gallery's catches and the sanitizer results.
-``schema`` is its version: a reader refuses a report of another version instead of
-misreading it.
+A report records the sha256 of every file under ``kernels/`` (and under DIR for variants named
+``NAME@DIR``), each variant's digest (:mod:`.carry`: what ``--since`` compares), the device and
+its software versions, every test's outcome and duration, the per-kernel error tally, the
+gallery's catches and the sanitizer results. ``schema`` is its version: a reader refuses a
+report of another version instead of misreading it.
 """
 
 from __future__ import annotations
@@ -156,6 +156,9 @@ def merge(reports: list[dict]) -> dict:
     for key in ("schema", "kernels_sha256", "hypothesis_profile"):
         if any(r.get(key) != first.get(key) for r in reports):
             raise ValueError(f"the reports disagree on {key}: they were not made from one tree and setting")
+    digests = [r["variants_sha256"] for r in reports if r.get("variants_sha256")]  # a crashed child has none
+    if any(d != digests[0] for d in digests):
+        raise ValueError("the reports disagree on variants_sha256: they were not made from one tree")
     if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
         raise ValueError("the reports were made on different devices")
     shards = [r["shard"] for r in reports if r.get("shard")]
@@ -187,5 +190,7 @@ def merge(reports: list[dict]) -> dict:
         profile=first["hypothesis_profile"], seconds=sum(r["seconds"] for r in reports),
         generated=max(r["generated"] for r in reports),
         bench=next((r["bench"] for r in reports if r["bench"]), {}), elsewhere_sha256=elsewhere,
+        variants_sha256=digests[0] if digests else None,
+        since=next((r["since"] for r in reports if r.get("since")), None),
         merged_from=sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
                            for r in reports), reruns=reruns)

@@ -1,0 +1,105 @@
+"""What a run takes over from an earlier complete report (``gpu-check --since REPORT``): the
+outcomes of the variants whose sources are unchanged since it.
+
+A variant's digest covers what decides the code it runs and how it is launched: its kernel file
+and every file that file includes (the expanded source, file by file), the compiler's options,
+and the harness modules that parse its header, compile it and launch it. A run with ``--since``
+runs the variants whose digest differs from the earlier report's (or that it lacks), the
+known-bad kernels likewise, and every test that takes no variant (the dispatcher's, the torch
+operators', the graphs'); it carries the earlier outcomes, sanitizer results and error tallies
+of the rest, and names the report they came from. What the digest leaves out (the properties,
+the strategies, the tests) a carried outcome was judged by as the earlier report's run had them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from .. import catalog, compiler
+from .schema import ROOT, clean
+
+#: The harness modules between a kernel file and its launch: the header's parser, the compiler
+#: and the launch (plans, workspaces, the driver's parameter block).
+LAUNCH_PATH = tuple(Path(compiler.__file__).parent / name
+                    for name in ("registry.py", "compiler.py", "variant.py", "driver.py"))
+
+
+def _key(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def _launch_path_digest() -> str:
+    h = hashlib.sha256(repr(compiler.OPTIONS + compiler.CUPY_IMPLICIT_OPTIONS).encode())
+    for path in LAUNCH_PATH:
+        h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def variant_digests(refs: list[str]) -> dict[str, str]:
+    """ref -> the digest of what ``ref`` runs (see the module's text)."""
+    launch = _launch_path_digest()
+    digests = {}
+    for ref in refs:
+        h = hashlib.sha256(launch.encode())
+        for path in compiler.sources(catalog.variant(ref).spec.path):
+            h.update(_key(path).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        digests[ref] = h.hexdigest()
+    return digests
+
+
+def runs_on(nodeid: str, refs: set[str]) -> bool:
+    """Whether the test runs on one of ``refs``: its first parameter is one (a NAME@DIR's DIR
+    may hold dashes, which also join the parameters)."""
+    if not nodeid.endswith("]") or "[" not in nodeid:
+        return False
+    params = nodeid[nodeid.index("[") + 1:-1]
+    if params.split("-")[0] in refs:
+        return True
+    return any(params == ref or params.startswith(ref + "-") for ref in refs if "-" in ref)
+
+
+def check_base(earlier: dict, name: str) -> None:
+    """ValueError unless ``earlier`` is a whole, clean report with the digests to compare."""
+    if "variants_sha256" not in earlier:
+        raise ValueError(f"--since {name}: the report records no variant digests (made before "
+                         "gpu-check recorded them): run the whole suite once")
+    if earlier.get("shard") or not clean(earlier["summary"]):
+        raise ValueError(f"--since {name}: not a whole, clean report ({earlier['summary']}"
+                         + (f", shard {earlier['shard']}" if earlier.get("shard") else "") + ")")
+    if not all(r["ok"] for r in earlier["sanitizer"].values()):
+        raise ValueError(f"--since {name}: a sanitizer result in it is not clean")
+
+
+def unchanged(earlier: dict, refs: list[str]) -> list[str]:
+    """Those of ``refs`` whose digest is the one ``earlier`` recorded, and that it has tests of."""
+    recorded = earlier["variants_sha256"]
+    same = {ref for ref, digest in variant_digests(refs).items() if recorded.get(ref) == digest}
+    first = {t["nodeid"].partition("[")[2].split("-")[0] for t in earlier["tests"]}  # a quick answer
+    return [ref for ref in refs if ref in same
+            and (ref in first or any(runs_on(t["nodeid"], {ref}) for t in earlier["tests"]))]
+
+
+def carried(earlier: dict, correct: list[str], bad: list[str], tools) -> dict:
+    """The parts of ``earlier`` that speak for the ``correct`` variants and ``bad`` kernels named:
+    their tests, each sanitizer tool's result over them (``tools``: the tools run over the
+    correct variants; a known-bad kernel's must-flag run under its own key), the gallery's
+    catches and the error tallies."""
+    names = set(correct) | set(bad)
+    tests = [t for t in earlier["tests"]
+             if not t["nodeid"].startswith("sanitizer::") and runs_on(t["nodeid"], names)]
+    sanitizer = {}
+    for key, result in earlier["sanitizer"].items():
+        if key in tools:
+            over = [v for v in result["variants"] if v in correct]
+            if over:
+                sanitizer[key] = {**result, "variants": over, "probed": 0, "output": "",
+                                  "carried_from": earlier["generated"]}
+        elif any(key.endswith(f"_flags_{b}") for b in bad):
+            sanitizer[key] = {**result, "output": "", "carried_from": earlier["generated"]}
+    return {
+        "tests": tests,
+        "sanitizer": sanitizer,
+        "caught": {b: ok for b, ok in earlier["gallery"]["caught"].items() if b in bad},
+        "tally": {k: v for k, v in earlier["tally"].items() if k in {catalog.split_ref(n)[0] for n in names}},
+    }

@@ -1,0 +1,128 @@
+"""``gpu-check --since REPORT``, without a GPU: a variant's digest follows everything that decides
+the code it runs, and a run since a whole, clean report runs the variants whose digest moved
+(and every test that takes no variant) and carries the earlier outcomes of the rest."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from softmax_harness.run import carry, orchestrate, schema
+
+HEADER = "// @variant name={name} kernel={name} algorithm=safe geometry=block-per-row threads=32\n"
+BODY = '#include "inc.cuh"\nextern "C" __global__ void {name}(const float* x, float* y, int n, int c) {{}}\n'
+
+
+TALLY = {"checks": 2, "rows": 6, "seconds": 0.5, "max_ulps": 3.0, "max_bound_ratio": 0.2, "failed_checks": 0}
+
+
+def _kernels(tmp_path):
+    for name in ("k1", "k2"):
+        (tmp_path / f"{name}.cu").write_text(HEADER.format(name=name) + BODY.format(name=name))
+    (tmp_path / "inc.cuh").write_text("#pragma once\n")
+    (tmp_path / "other.cuh").write_text("#pragma once\n")
+    return [f"k1@{tmp_path}", f"k2@{tmp_path}"]
+
+
+def test_a_variants_digest_follows_its_file_its_includes_and_the_launch_path(tmp_path, monkeypatch):
+    refs = _kernels(tmp_path)
+    before = carry.variant_digests(refs)
+    assert before[refs[0]] != before[refs[1]]  # each its own file
+    (tmp_path / "other.cuh").write_text("#pragma once\n// not included by either\n")
+    assert carry.variant_digests(refs) == before
+    (tmp_path / "k2.cu").write_text((tmp_path / "k2.cu").read_text() + "// edited\n")
+    after = carry.variant_digests(refs)
+    assert after[refs[0]] == before[refs[0]] and after[refs[1]] != before[refs[1]]
+    (tmp_path / "inc.cuh").write_text("#pragma once\n// both include it\n")
+    assert all(a != b for a, b in zip(carry.variant_digests(refs).values(), after.values(), strict=True))
+    launch = tmp_path / "variant.py"
+    launch.write_text("# the launch\n")
+    monkeypatch.setattr(carry, "LAUNCH_PATH", (launch,))
+    moved = carry.variant_digests(refs)
+    launch.write_text("# the launch, changed\n")
+    assert all(a != b for a, b in zip(carry.variant_digests(refs).values(), moved.values(), strict=True))
+
+
+def _earlier(refs, digests, bad="bad_early_return"):
+    k1, k2 = refs
+    sanitizer = {
+        "memcheck": {"name": "memcheck", "tool": "memcheck", "variants": [k1, k2], "errors": 0, "ok": True,
+                     "seconds": 5.0, "probed": 10},
+        f"racecheck_flags_{bad}": {"name": f"racecheck_flags_{bad}", "tool": "racecheck", "variants": [bad],
+                                   "errors": 20, "ok": True, "seconds": 2.0},
+    }
+    tests = [f"t.py::x[{k1}]", f"t.py::x[{k1}-3]", f"t.py::x[{k2}]", "t.py::dispatched[float32]",
+             f"known.py::catches_the_defect[{bad}]"]
+    return schema.build(
+        tests=[{"nodeid": t, "outcome": "passed", "duration": 1.0} for t in tests], sanitizer=sanitizer,
+        caught={bad: True}, tally={"k1": TALLY, "k2": TALLY}, environment={"device": "H200"},
+        kernels_sha256={"kernels/a.cu": "1"}, profile="dev", seconds=60.0, generated="2026-12-01T00:00:00Z",
+        variants_sha256=digests)
+
+
+def test_a_run_since_a_report_runs_what_changed_and_carries_the_rest(tmp_path, monkeypatch):
+    refs = _kernels(tmp_path)
+    k1, k2 = refs
+    bad = "bad_early_return"
+    digests = carry.variant_digests(refs + [bad])
+    path = tmp_path / "gpu.json"
+    schema.write(_earlier(refs, {**digests, k2: "an older k2"}), path)
+    ran = {}
+
+    def batch(label, args, plan, log, tally, deadline):
+        ran[label] = [a.split("=", 1)[1] for a in args if a.startswith("--variant=")]
+        return [{"nodeid": f"t.py::x[{k2}]", "outcome": "passed", "duration": 2.0}] if label == "variants" \
+            else [{"nodeid": "t.py::dispatched[float32]", "outcome": "failed", "duration": 3.0}]
+
+    def sanitize_all(names, bad, log, tools=None, timeout=300):
+        ran["sanitized"] = (names, bad)
+        return {"memcheck": {"name": "memcheck", "tool": "memcheck", "variants": names, "errors": 0,
+                             "ok": True, "seconds": 1.0, "probed": 4, "output": ""}}
+
+    monkeypatch.setattr(orchestrate, "_batch", batch)
+    monkeypatch.setattr(orchestrate, "sanitize_all", sanitize_all)
+    plan = orchestrate.Plan(variants=[*refs, bad], since=path, sanitize=True)
+    report = orchestrate.run_suite(plan, io.StringIO())
+    # only k2 ran (its digest moved); the tests that take no variant ran again, as the gallery's
+    assert ran == {"gallery": [], "variants": [k2], "sanitized": ([k2], [])}
+    outcomes = {t["nodeid"]: t["outcome"] for t in report["tests"]}
+    assert outcomes == {f"t.py::x[{k1}]": "passed", f"t.py::x[{k1}-3]": "passed",
+                        f"t.py::x[{k2}]": "passed", f"known.py::catches_the_defect[{bad}]": "passed",
+                        "t.py::dispatched[float32]": "failed", "sanitizer::memcheck": "passed",
+                        f"sanitizer::racecheck_flags_{bad}": "passed"}
+    assert sorted(report["sanitizer"]["memcheck"]["variants"]) == sorted(refs)
+    assert report["gallery"]["caught"] == {bad: True}
+    assert report["tally"] == {"k1": TALLY}  # k2's earlier tally is not this tree's
+    assert report["since"] == {"report": "gpu.json", "generated": "2026-12-01T00:00:00Z"}
+    assert report["variants_sha256"][k2] == digests[k2]
+    # a later run since this report would run nothing again but the tests that take no variant
+    # (were it clean)
+    assert carry.unchanged(report, refs) == refs
+
+
+def test_the_second_shard_of_a_run_since_a_report_carries_nothing(tmp_path, monkeypatch):
+    refs = _kernels(tmp_path)
+    path = tmp_path / "gpu.json"
+    schema.write(_earlier(refs, carry.variant_digests(refs + ["bad_early_return"])), path)
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, *a: [])
+    plan = orchestrate.Plan(variants=[*refs, "bad_early_return"], since=path, shard="2/2")
+    assert orchestrate.run_suite(plan, io.StringIO())["tests"] == []  # the first shard carries them
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (lambda r: r.pop("variants_sha256"), "records no variant digests"),
+    (lambda r: r.update(shard="1/2"), "not a whole, clean report"),
+    (lambda r: r["tests"][0].update(outcome="not run") or r.update(summary=schema.summary(r["tests"])),
+     "not a whole, clean report"),
+    (lambda r: r["sanitizer"]["memcheck"].update(ok=False), "a sanitizer result in it is not clean"),
+])
+def test_since_refuses_a_report_it_cannot_carry_from(tmp_path, capsys, spoil, message):
+    from softmax_harness.run.cli import main
+
+    refs = _kernels(tmp_path)
+    earlier = _earlier(refs, carry.variant_digests(refs))
+    spoil(earlier)
+    schema.write(earlier, tmp_path / "gpu.json")
+    assert main(["--since", str(tmp_path / "gpu.json"), "--variant", refs[0]]) == 2
+    assert message in capsys.readouterr().err
