@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Every staged file onto its namesake in kernels/ (git mv), and dispatch.OP_TABLES onto them
+# Every staged file but trial/'s onto its namesake in kernels/ (git mv), and dispatch.OP_TABLES onto them
 # (dispatch_op_tables.patch, where there is one). Then: tests/test_compile.py whole, and the GPU suite before anything
 # else on the device (staging/README.md).
 set -eu
 cd "$(dirname "$0")/.."
 patch=staging/dispatch_op_tables.patch
 [ ! -e "$patch" ] || git apply --check "$patch"
-(cd staging/kernels && find . -type f) | while read -r f; do
+(cd staging/kernels && find . -type f -not -path './trial/*') | while read -r f; do
   mkdir -p "kernels/$(dirname "$f")"
   if [ -e "kernels/$f" ]; then git rm -q --cached "kernels/$f"; fi
   git mv -f "staging/kernels/$f" "kernels/$f"
