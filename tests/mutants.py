@@ -405,6 +405,19 @@ def half_truncating_store(x, out):
     out[...] = _truncate(y, out.dtype)
 
 
+def lone_maximum_over_one(x, out):
+    """A lone maximum's output written as 1 + 2^-23 (split_row_smem_f32's shifted exponentials
+    rounded it three times, found on the H200): within the bound, outside [0, 1]."""
+    safe_warp(x, out)
+    out[...] = np.where(out == 1, np.nextafter(F32(1), F32(2)), out)
+
+
+def clamped_with_fmin(x, out):
+    """Outputs held to 1 with fminf, which returns 1 for a NaN: rows with +inf or all -inf."""
+    safe_warp(x, out)
+    out[...] = np.fmin(out, F32(1))
+
+
 def _truncate(y, dtype):
     """y rounded towards zero to ``dtype`` (float16 or bfloat16)."""
     if np.dtype(dtype) == np.float16:
@@ -480,6 +493,8 @@ def _mutants():
         "exp_fast_undeclared": Model(exp_fast_undeclared, M, **W),
         "lse_fold_unguarded": Model(lse_fold_unguarded, M, **W),
         "flush_small_outputs": Model(flush_small_outputs, M, **W),
+        "lone_maximum_over_one": Model(lone_maximum_over_one, "sums_to_one", **W),
+        "clamped_with_fmin": Model(clamped_with_fmin, N, **W),
         "flush_below_2_100": Model(flush_below_2_100, M, **W),
         "half_truncating_store_bf16": Model(half_truncating_store, M, **W, dtype="bfloat16"),
         "half_truncating_store_f16": Model(half_truncating_store, M, **W, dtype="float16"),
