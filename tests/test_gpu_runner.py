@@ -541,8 +541,28 @@ def test_a_group_child_runs_the_gallery_only_as_the_first_group(monkeypatch):
     assert orchestrate.select(orchestrate.Plan(group="2/3", variants=wanted)) == (["online_warp"], [])
     report = orchestrate.run_suite(orchestrate.Plan(group="2/3", variants=wanted), io.StringIO())
     assert labels == ["variants"] and report["shard"] == "2/3"
+    labels.clear()
+    orchestrate.run_suite(orchestrate.Plan(group="1/3", variants=["online_warp"]), io.StringIO())
+    assert labels == ["gallery", "variants"]  # the first group runs the tests that take no variant
     with pytest.raises(ValueError, match="expected K/N with 1 <= K <= N, got '4/3'"):
         orchestrate.select(orchestrate.Plan(group="4/3"))
+
+
+def test_a_run_of_named_variants_runs_their_tests_only(monkeypatch):
+    """``--variant`` (a staged kernel's check, say) runs the variants' tests, and the hunts of the
+    known-bad kernels named, not every test that takes no variant."""
+    import io
+
+    from softmax_harness.run import orchestrate
+
+    batches = []
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, args, *a: batches.append((label, args)) or [])
+    orchestrate.run_suite(orchestrate.Plan(variants=["online_warp"]), io.StringIO())
+    assert [label for label, _ in batches] == ["variants"]
+    batches.clear()
+    orchestrate.run_suite(orchestrate.Plan(variants=["online_warp", "bad_early_return"]), io.StringIO())
+    assert [label for label, _ in batches] == ["gallery", "variants"]
+    assert "--variant=bad_early_return" in batches[0][1]
 
 
 def test_the_sweep_spreads_its_inputs_over_a_faked_count_of_gpus(monkeypatch, tmp_path):

@@ -24,8 +24,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=0,
                    help="pytest-xdist processes for the variants' tests (default 0: one process)")
     p.add_argument("--variant", action="append", default=[],
-                   help="only these variants (NAME@DIR: the one declared under DIR, a staged file, say; "
-                        "the report records the hashes of DIR's files beside those of kernels/)")
+                   help="only these variants' tests, and the hunts of the known-bad kernels among them, "
+                        "not the tests that take no variant (NAME@DIR: the one declared under DIR, a staged "
+                        "file, say; the report records the hashes of DIR's files beside those of kernels/)")
     p.add_argument("--shard", default=None, metavar="K/N",
                    help="only the K-th of N shares of the variants (the gallery goes with 1/N): "
                         "for device calls with a time limit; join the reports with --merge")

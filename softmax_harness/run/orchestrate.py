@@ -83,6 +83,13 @@ def _carried(plan: Plan, names: list[str], bad: list[str]) -> dict | None:
             "from": {"report": plan.since.name, "generated": earlier["generated"]}}
 
 
+def _gallery_here(plan: Plan) -> bool:
+    """Whether this run runs the tests that take no variant: the whole suite, its first shard or
+    group, or a run since a report; not a run of the variants named (``--variant``: their own
+    tests, and the hunts of the known-bad kernels among them), nor one that finishes another."""
+    return _first_part(plan) and not plan.rest_of and (not plan.variants or bool(plan.group or plan.since))
+
+
 def _first_part(plan: Plan) -> bool:
     """Whether this run is the whole run, or its first shard or group (the one the gallery and
     the tests that take no variant go with)."""
@@ -207,7 +214,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
         sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again, plan.sanitizer_timeout) \
             if plan.sanitize and (names or again) else None
-        if bad or (_first_part(plan) and not plan.rest_of):
+        if bad or _gallery_here(plan):
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
         chosen = [*common, *spread, *rest] if rest else \
