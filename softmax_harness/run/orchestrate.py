@@ -68,7 +68,7 @@ def _base(plan: Plan) -> dict:
     return earlier
 
 
-def _carried(plan: Plan, names: list[str], bad: list[str]) -> dict | None:
+def _carried(plan: Plan) -> dict | None:
     """What this run takes over from ``--since``'s report: the variants it does not run (the
     first shard or group only, so that a merge counts them once)."""
     if not plan.since or not _first_part(plan):
@@ -225,7 +225,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         sanitizer = sanitizing.result() if sanitizing else {}
     log.write(sanitizer_log.getvalue())
     caught = schema.gallery_catches(tests, bad)
-    taken = _carried(plan, names, bad)
+    taken = _carried(plan)
     if taken:
         tests += taken["tests"]
         for key, result in taken["sanitizer"].items():
