@@ -17,6 +17,7 @@ import hashlib
 from pathlib import Path
 
 from .. import catalog, compiler
+from ..registry import KERNELS_DIR
 from .schema import ROOT, clean
 
 #: The harness modules between a kernel file and its launch: the header's parser, the compiler
@@ -26,7 +27,12 @@ LAUNCH_PATH = tuple(Path(compiler.__file__).parent / name
 
 
 def _key(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    """A file's name in a digest: ``kernels/...`` wherever the package is installed (as
+    :func:`.schema.kernel_digests` keys them), else relative to the repository where inside it."""
+    for base in (KERNELS_DIR.resolve().parent, ROOT):
+        if path.is_relative_to(base):
+            return str(path.relative_to(base))
+    return str(path)
 
 
 def _launch_path_digest() -> str:
