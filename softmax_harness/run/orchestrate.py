@@ -12,7 +12,7 @@ import io
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import catalog, gpu
@@ -77,9 +77,9 @@ def _carried(plan: Plan) -> dict | None:
     wanted = plan.variants or None
     correct = [v.ref for v in catalog.select("variant", wanted)]
     known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
-    changed = set().union(*select(replace(plan, shard=None, group=None)))
-    return {**carry.carried(earlier, [n for n in correct if n not in changed],
-                            [b for b in known_bad if b not in changed], TOOLS),
+    same = set(carry.unchanged(earlier, correct + known_bad))  # what select() left out, every shard
+    return {**carry.carried(earlier, [n for n in correct if n in same],
+                            [b for b in known_bad if b in same], TOOLS),
             "from": {"report": plan.since.name, "generated": earlier["generated"]}}
 
 
