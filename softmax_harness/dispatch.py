@@ -128,13 +128,28 @@ _CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 1310
 
 
 #: The rows past the clusters that go over a group of co-resident blocks (kernels/*/*_split_row.cu:
-#: both inputs read once, where the block reads them twice): family -> type -> the longest row.
-#: Beside the block at C = 151936-2^20 (reports/measurements/staged_split_row.jsonl): the softmax
-#: backward 0.64-0.74 of copy against 0.57-0.59 in fp32, 0.48-0.56 against 0.38-0.41 in bf16;
-#: log_softmax's 0.49-0.56 against 0.45-0.46 in bf16, but 0.64-0.71 against 0.69-0.71 in fp32
-#: from 262144 on, where the block keeps it.
+#: each input read once, where the block reads it two or three times): family -> type -> the
+#: longest row. Beside the block at C = 151936-2^20 (reports/measurements/staged_split_row.jsonl):
+#: the softmax backward 0.64-0.74 of copy against 0.57-0.59 in fp32, 0.48-0.56 against 0.38-0.41
+#: in bf16; log_softmax's 0.49-0.56 against 0.45-0.46 in bf16, but 0.64-0.71 against 0.69-0.71 in
+#: fp32 from 262144 on, where the block keeps it. log_softmax and the fused forms
+#: (split_row_forward_ops.jsonl): log_softmax 0.56-0.67 against 0.47-0.48 in fp32 and 0.59-0.66
+#: against 0.28 in bf16, the bias form 0.51-0.58 against 0.40-0.41 and 0.49-0.56 against
+#: 0.27-0.30, the mask form 0.33-0.39 against 0.29 and 0.36-0.40 against 0.18; the causal form
+#: 0.41-0.44 against 0.25 in bf16, but 0.41-0.47 against the block's 0.50-0.51 in fp32 (the
+#: block leaves the masked columns unread), where the block keeps it.
 _SPLIT_ROW = {"backward": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
-              "log_softmax_backward": {"_f16": 2**20, "_bf16": 2**20}}
+              "log_softmax_backward": {"_f16": 2**20, "_bf16": 2**20},
+              "log_softmax": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
+              "scaled_bias": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
+              "scaled_mask": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
+              "scaled_causal": {"_f16": 2**20, "_bf16": 2**20}}
+#: The cluster sizes whose rows the split-row kernel takes instead: in bf16 at C = 151936 and
+#: 262144 (split_row_forward_ops.jsonl) log_softmax's 0.66 against the cluster's 0.37 and 0.54,
+#: the mask form's 0.39 against 0.26 and 0.37. (The bias and causal forms keep theirs: the cluster
+#: wins at 262144, 0.68 against 0.55 and 0.49 against 0.44, and loses at 151936.)
+_SPLIT_INSTEAD = {"log_softmax": {"_f16": (262144,), "_bf16": (262144,)},
+                  "scaled_mask": {"_f16": (262144,), "_bf16": (262144,)}}
 
 
 def _ladder(family: str, suffix: str):
@@ -147,7 +162,9 @@ def _ladder(family: str, suffix: str):
     if start is not None:
         if start - 1 > entries[-1][0]:
             entries.append((start - 1, block[1]))
-        entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES[suffix] if c >= start]
+        instead = _SPLIT_INSTEAD.get(family, {}).get(suffix, ())
+        entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES[suffix]
+                    if c >= start and c not in instead]
     longest = _SPLIT_ROW.get(family, {}).get(suffix)
     if longest is not None:
         entries.append((longest, f"{family}_split_row{suffix}"))

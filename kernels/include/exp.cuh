@@ -47,7 +47,7 @@ __device__ __forceinline__ auto with_exp_args(float m, F f) {
 constexpr float FOLD_LIMIT = 1024.0f;
 
 // Write the outputs of one thread's held values h: write(out) stores out(h) for each of them.
-// IN_PLACE (float tiles and stashes): h = exp(x - m_t) / c, y = h * c * exp(m_t - m) / d.
+// IN_PLACE (float tiles and stashes): h = exp(x - m_t) / c, y = h * c * exp(m_t - m) / d, at most 1.
 // Else (16-bit): h = x, y = exp(x - m) / d, the exponential recomputed. With SHIFT, as
 // ex2(x * log2e - s') with s' = fl(m * log2e + log2 d), one FFMA an element and no product,
 // where |s'| < FOLD_LIMIT: s' is rounded, and not put back, so this adds a relative error of
@@ -59,7 +59,11 @@ template <class T, bool SHIFT, bool IN_PLACE, class Write>
 __device__ __forceinline__ void write_softmax(Write write, MaxSum mine, MaxSum all, float c) {
     if constexpr (IN_PLACE) {
         const float scale = tile_scale(mine, all) * c;
-        write([&](float e) { return e * scale; });
+        // Shifted, a lone maximum's h * c / d is three roundings of 1 and may come out 1 + 2^-23:
+        // a softmax over 1 breaks log(1 - y) downstream, so it is held to 1. Not with fminf,
+        // which turns a NaN (a row with +inf, or all -inf) into 1.
+        if constexpr (SHIFT) write([&](float e) { const float y = e * scale; return y > 1.0f ? 1.0f : y; });
+        else write([&](float e) { return e * scale; });
     } else {
         if constexpr (SHIFT) {
             const float s = __fmaf_rn(all.m, LOG2E, lg2(all.d));
