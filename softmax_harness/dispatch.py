@@ -144,6 +144,11 @@ _SPLIT_ROW = {"backward": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
               "scaled_bias": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
               "scaled_mask": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
               "scaled_causal": {"_f16": 2**20, "_bf16": 2**20}}
+#: The split-row kernel of a family where it is not ``{family}_split_row``: log_softmax's online
+#: split (one meeting a row on the (max, sum) pair, x kept on chip) at 0.91-0.94 of copy at
+#: C = 151936-2^20 against the two-meeting split row's 0.55-0.66, fp32 and bf16
+#: (reports/measurements/log_softmax_online_split.jsonl).
+_SPLIT_KERNEL = {"log_softmax": "log_softmax_online_split"}
 #: The cluster sizes whose rows the split-row kernel takes instead: in bf16 at C = 151936 and
 #: 262144 (split_row_forward_ops.jsonl) log_softmax's 0.66 against the cluster's 0.37 and 0.54,
 #: the mask form's 0.39 against 0.26 and 0.37. (The bias and causal forms keep theirs: the cluster
@@ -167,7 +172,7 @@ def _ladder(family: str, suffix: str):
                     if c >= start and c not in instead]
     longest = _SPLIT_ROW.get(family, {}).get(suffix)
     if longest is not None:
-        entries.append((longest, f"{family}_split_row{suffix}"))
+        entries.append((longest, f"{_SPLIT_KERNEL.get(family, family + '_split_row')}{suffix}"))
     return (*entries, block)
 
 
