@@ -249,7 +249,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             assert chosen(65535, aligned=False) == f"{family}_cluster_{short}_c73728"
             assert chosen(65472, aligned=False) == chosen(65536) == f"{family}_cluster_{short}_c65536"
-            past = f"{family}_split_row_{short}" if family in ("log_softmax", "scaled_mask") \
+            split = "log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row"
+            past = f"{split}_{short}" if family in ("log_softmax", "scaled_mask") \
                 else f"{family}_cluster_{short}_c262144"  # (the split-row kernel measured faster there)
             assert chosen(151936) == chosen(262144) == past
 
@@ -271,7 +272,8 @@ def test_the_backwards_rows_past_the_clusters_go_over_a_group_of_blocks():
 def test_the_forward_ops_rows_past_the_clusters_go_over_a_group_of_blocks():
     """log_softmax and the fused forms past the clusters (fp32 131072, 16 bits 262144; 131072 in
     16 bits for log_softmax and the mask form) up to 2^20, but the fp32 causal form, which the
-    block serves faster; the block past 2^20."""
+    block serves faster; the block past 2^20. log_softmax's group meets once a row (its online
+    split kernel), the fused forms' twice."""
     from softmax_harness import dispatch
 
     for op, family in (("log_softmax", "log_softmax"), ("scaled_softmax_bias", "scaled_bias"),
@@ -279,7 +281,7 @@ def test_the_forward_ops_rows_past_the_clusters_go_over_a_group_of_blocks():
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            split = f"{family}_split_row{suffix}"
+            split = ("log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row") + suffix
             if (family, suffix) == ("scaled_causal", ""):
                 assert chosen(131073) == chosen(2**20) == "scaled_causal_block_1024"
                 continue
