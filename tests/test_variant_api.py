@@ -281,7 +281,8 @@ def test_the_forward_ops_rows_past_the_clusters_go_over_a_group_of_blocks():
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            split = ("log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row") + suffix
+            kernel = "log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row"
+            split = kernel + suffix
             if (family, suffix) == ("scaled_causal", ""):
                 assert chosen(131073) == chosen(2**20) == "scaled_causal_block_1024"
                 continue
