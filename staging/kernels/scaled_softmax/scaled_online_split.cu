@@ -1,0 +1,23 @@
+// The fused forward's masked forms (a bool mask; causal) for rows past the clusters, on the
+// forward's split-row kernel (include/scaled_split.cuh): a row over a group of co-resident blocks
+// of a persistent grid, each block's slice of x in registers and a shared-memory stash (read
+// once; the mask's bytes copied in beside it), the group meeting once a row on a (max, sum)
+// pair. The split_row kernels of these forms meet twice and hold 8188 elements a block at two
+// blocks a multiprocessor: 0.34-0.41 of a copy at 2^20 (run 0028), where log_softmax on this
+// machinery reaches 0.91-0.93 (run 0027). The mask form's stash is smaller than the causal
+// form's by the room its bytes take.
+// @variant name=scaled_mask_online_split op=scaled_softmax_mask kernel=scaled_mask_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=16352 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_mask_online_split_f16 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=26560 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_mask_online_split_bf16 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=26560 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_causal_online_split op=scaled_softmax_causal kernel=scaled_causal_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_causal_online_split_f16 op=scaled_softmax_causal kernel=scaled_causal_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_causal_online_split_bf16 op=scaled_softmax_causal kernel=scaled_causal_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+#include "softmax.cuh"
+#include "include/scaled_split.cuh"
+
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split, float, 256, 4, 28, 36)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_f16, sh::half_t, 256, 4, 48, 56)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16, sh::bf16_t, 256, 4, 48, 56)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split, float, 256, 4, 32, 44)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 48, 88)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
