@@ -228,19 +228,21 @@ struct Group {
     // whole count.
     // Two rounds of slots, and a slot's tag alternates between its rounds: a block can be at most
     // one round ahead of its group.
-    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
-                                               unsigned (&next)[2], unsigned& next_row) {
+    // Merge: how two states combine (sh::FastMerge, or a form's own).
+    template <class Merge>
+    __device__ __forceinline__ sh::MaxSum meet(Merge merge, sh::MaxSum mine, sh::MaxSum* scratch,
+                                               sh::MaxSum& row_state, unsigned (&next)[2], unsigned& next_row) {
         const unsigned slot = round & 1;
         const unsigned tag = ((round >> 1) & 1u) ^ 1u;  // never a zeroed word's
         const unsigned mine_next = groups() + ticket;
         ++round;
         if (parts == 1) {  // the row is this block's; block_reduce's barriers publish `next`
             if (threadIdx.x == 0) next[slot] = mine_next;
-            const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+            const sh::MaxSum block = sh::block_reduce(merge, mine, scratch);
             next_row = next[slot];
             return block;
         }
-        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+        const sh::MaxSum block = sh::block_reduce(merge, mine, scratch);
         unsigned long long* states =
             reinterpret_cast<unsigned long long*>(workspace) + slot * gridDim.x + group * parts;
         unsigned* next_of_group = workspace + 4 * gridDim.x + slot * gridDim.x + group;
@@ -256,7 +258,7 @@ struct Group {
                 }
             }
             __syncwarp();
-            sh::MaxSum all = sh::empty_state();
+            sh::MaxSum all = Merge::identity();
             for (int base = 0; base < parts; base += 64) {  // two states a lane at a time
                 const unsigned mine_here = (base + lane < parts ? 1u : 0u) | (base + 32 + lane < parts ? 2u : 0u);
                 unsigned pending = mine_here;
@@ -280,9 +282,9 @@ struct Group {
                 } while (__any_sync(0xffffffffu, pending != 0 || want_next));
 #pragma unroll
                 for (int k = 0; k < 2; ++k)  // in a fixed order, whatever order the states came in
-                    if (mine_here >> k & 1u) all = sh::FastMerge()(all, untagged(word[k]));
+                    if (mine_here >> k & 1u) all = merge(all, untagged(word[k]));
             }
-            all = sh::warp_reduce(sh::FastMerge(), all);
+            all = sh::warp_reduce(merge, all);
             if (lane == 0) row_state = all;
         }
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
@@ -320,9 +322,11 @@ __device__ __forceinline__ sh::MaxSum fold_keeping(const Tile& tile) {
 
 // The forward's slices (LOG: log_softmax's): x as it comes. A form's Tile and Stash load a
 // slice's part (given the form, the row and the part's first column, with `in` the part of x
-// there), fold it into a (max, sum) state and write it; Stash is the one above.
+// there), fold it into a state and write it; its Merge combines the states (here the online
+// (max, sum) merge); Stash is the one above.
 template <class T, bool LOG>
 struct PlainForm {
+    using Merge = sh::FastMerge;
     const T* x;
     template <int THREADS, int E>
     struct Tile : sh::RowTile<T, THREADS, E, true> {  // exponentials from sh::ExpArgs
@@ -381,7 +385,8 @@ __device__ __forceinline__ void split_rows(const Form& form, T* __restrict__ y, 
         const sh::MaxSum mine = tile.fold();
         const sh::MaxSum stashed = stash.fold();
         unsigned next_row;
-        const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state, next, next_row);
+        const typename Form::Merge merge;
+        const sh::MaxSum all = g.meet(merge, merge(mine, stashed), scratch, row_state, next, next_row);
         T* out = sh::row_of(y, row, n_cols) + g.start;
         stash.store(out + h, stashed, all);
         const int here = h;

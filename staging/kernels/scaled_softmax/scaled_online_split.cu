@@ -1,11 +1,16 @@
-// The fused forward's masked forms (a bool mask; causal) for rows past the clusters, on the
-// forward's split-row kernel (include/scaled_split.cuh): a row over a group of co-resident blocks
-// of a persistent grid, each block's slice of x in registers and a shared-memory stash (read
-// once; the mask's bytes copied in beside it), the group meeting once a row on a (max, sum)
-// pair. The split_row kernels of these forms meet twice and hold 8188 elements a block at two
-// blocks a multiprocessor: 0.34-0.41 of a copy at 2^20 (run 0028), where log_softmax on this
-// machinery reaches 0.91-0.93 (run 0027). The mask form's stash is smaller than the causal
-// form's by the room its bytes take.
+// The fused forward (bias, bool mask, causal) for rows past the clusters, on the forward's
+// split-row kernel (include/scaled_split.cuh): a row over a group of co-resident blocks of a
+// persistent grid, each block's slice of x in registers and a shared-memory stash (read once;
+// the bias or the mask's bytes beside it), the group meeting once a row on a (max, sum) pair.
+// The split_row kernels of these forms meet twice and hold 8188 (16-bit: 16376) elements a block
+// at two blocks a multiprocessor: 0.34-0.51 of a copy at 2^20 (run 0028), where log_softmax on
+// this machinery reaches 0.91-0.93 (run 0027). A second input takes room: the bias form holds
+// 20 elements a thread in registers and 20 in the stash in fp32 (24 spilled), 16 and 40 in 16
+// bits (32 and more, held as 16-bit words, spilled 120 bytes and more on sm_90); the mask form's
+// stash is smaller than the causal form's by its bytes, and fp32's registers by 4 (32 spilled).
+// @variant name=scaled_bias_online_split op=scaled_softmax_bias kernel=scaled_bias_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=10208 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_bias_online_split_f16 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split op=scaled_softmax_mask kernel=scaled_mask_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=16352 max_cols=1048576 fast_math=true exp=shifted
 // @variant name=scaled_mask_online_split_f16 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=26560 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_bf16 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=26560 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
@@ -15,6 +20,9 @@
 #include "softmax.cuh"
 #include "include/scaled_split.cuh"
 
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split, float, 256, 4, 20, 20)
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_f16, sh::half_t, 256, 4, 16, 40)
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_bf16, sh::bf16_t, 256, 4, 16, 40)
 SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split, float, 256, 4, 28, 36)
 SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_f16, sh::half_t, 256, 4, 48, 56)
 SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16, sh::bf16_t, 256, 4, 48, 56)
