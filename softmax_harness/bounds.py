@@ -101,22 +101,28 @@ def chain_length(n_cols: int, lanes: int, vector: int = 1) -> int:
     return -(-n_cols // lanes) + math.ceil(math.log2(lanes)) + 1
 
 
-def split_row_chain(n_cols: int, threads: int, tile: int, chunk: int) -> int:
-    """The longest chain of a split-row kernel (kernels/online_split_row.cu) on rows of
-    ``n_cols``: a row goes to ``parts`` blocks, at least ceil(C / tile) and at most
-    ceil(C / (threads * chunk)) (``split_plan``), each folding its slice (whole ``chunk``s, and
-    the shift to a line) per thread, then over the block; with more than one part, each tags its
+def split_row_chain(n_cols: int, threads: int, tile: int, vector: int) -> int:
+    """The longest chain of a split-row kernel (kernels/include/split_row.cuh, split_group.cuh)
+    on rows of ``n_cols``: a row goes to ``parts`` blocks, at least ceil(C / tile) and at most
+    ceil(C / (threads * vector)) (``split_plan``), each holding a slice of whole 128-byte lines
+    (``line``: 8 ``vector``s of 16 bytes), shifted up to a line to start one. The slice lies in
+    up to two regions (the registers' tile, the shared-memory stash), each dealt to the lanes in
+    whole vectors round robin, so a lane holds at most one vector more than its even share of
+    each; it folds them in one chain, then over the block; with more than one part, each tags its
     state (one ulp: 2 steps), and 32 lanes merge the ``parts`` states, ceil(parts / 32) each,
     before 5 butterfly levels. Either end of the plan may be the longer."""
-    least = -(-n_cols // tile)
-    most = max(least, -(-n_cols // (threads * chunk)))
+    def ceil_div(a, b):
+        return -(-a // b)
+
+    least = ceil_div(n_cols, tile)
+    most = max(least, ceil_div(n_cols, threads * vector))
+    line = 8 * vector
 
     def through(parts):
-        if parts == 1:
-            return chain_length(n_cols, threads)
-        per_part = -(-n_cols // parts)
-        slice_ = (-(-per_part // chunk) + 1) * chunk
-        return chain_length(slice_, threads) + 2 + -(-parts // 32) + 5
+        slice_ = ceil_div(ceil_div(n_cols, parts), line) * line if parts > 1 else n_cols
+        lane = (ceil_div(slice_ + line, threads * vector) + 1) * vector
+        block = lane + math.ceil(math.log2(threads)) + 1
+        return block if parts == 1 else block + 2 + -(-parts // 32) + 5
 
     return max(through(least), through(most))
 

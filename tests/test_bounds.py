@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -96,7 +97,6 @@ def _tile_sum_depth(n_cols: int, lanes: int, vector: int, shift: int) -> int:
     element p - shift (or, where the row does not fit with its shift, element i lanes + l at
     position i); each chunk's terms as a tree, the chunks in one chain from 0, then the lanes'
     butterfly. Zeros (outside the row) add no rounding."""
-    import math
 
     capacity = lanes * vector * max(1, -(-(n_cols + vector) // (lanes * vector)))
     fits = shift + n_cols <= capacity
@@ -128,3 +128,45 @@ def test_a_vector_tiles_declared_chain_covers_its_sum(lanes, vector):
     assert min(slack) <= 2  # reached, but for the product's rounding and the misaligned row's vector
     # and it is tighter than a lane's elements in one chain, which it replaces
     assert bounds.chain_length(4096, lanes, vector) < bounds.chain_length(4096, lanes)
+
+
+def _split_lane_terms(n_cols: int, parts: int, threads: int, tile_e: int, stash_s: int, vector: int,
+                      shift: int) -> int:
+    """The most terms one lane of a split-row kernel folds (kernels/include/split_row.cuh): its
+    group's slices are whole 128-byte lines; a block's slice fills the registers' tile from
+    ``shift`` (the slice's place in its line, where the tile starts), then the stash, each dealt
+    to the lanes in vectors round robin."""
+    line = 8 * vector
+    slice_ = math.ceil(math.ceil(n_cols / parts) / line) * line
+    most = 0
+    for rank in range(parts):
+        count = min(n_cols - min(n_cols, rank * slice_), slice_)
+        held = min(count, threads * tile_e - shift)
+        lanes = [0] * threads
+        for first, n, chunks in ((shift, held, tile_e // vector), (0, count - held, stash_s // vector)):
+            for k in range(chunks):
+                for lane in range(threads):
+                    p = vector * (k * threads + lane)
+                    lanes[lane] += max(0, min(p + vector, first + n) - max(p, first))
+        most = max(most, max(lanes))
+    return most
+
+
+@pytest.mark.parametrize("threads,tile_e,stash_s,vector", [
+    (256, 32, 44, 4), (256, 48, 88, 8), (512, 48, 88, 8), (256, 12, 20, 4), (256, 8, 40, 8)])
+def test_a_split_row_kernels_declared_chain_covers_its_longest_lane(threads, tile_e, stash_s, vector):
+    """A lane's terms, one chain, within what the chain's per-lane share allows, at every plan's
+    end and at every shift (the forward's tiles, 16-bit at 512 threads, the backwards' smaller
+    ones). A lane can hold a vector more than its even share of each region: counted as even
+    shares (ceil(slice / threads)), the chain fell 3 steps short in fp32 and 7 in 16 bits."""
+    line = 8 * vector
+    tile = threads * (tile_e + stash_s) - line
+    block_levels = math.ceil(math.log2(threads)) + 1
+    for n_cols in (tile + 1, 131073, 262144, 524287, 1048576):
+        least = -(-n_cols // tile)
+        for parts in (least, least + 1):
+            merge = 2 + -(-parts // 32) + 5
+            allowed = bounds.split_row_chain(n_cols, threads, tile, vector) - block_levels - merge
+            for shift in (0, 1, vector - 1, vector + 3, line - 1):
+                assert _split_lane_terms(n_cols, parts, threads, tile_e, stash_s, vector, shift) <= allowed, \
+                    (n_cols, parts, shift)
