@@ -35,34 +35,49 @@ __device__ __forceinline__ unsigned kept_of(const bool* __restrict__ mask, int f
 
 // A form's register tile, given the form's t(i) (Derived: CRTP) for 16-bit tiles, which keep x's
 // bits; float tiles hold t in place from the load (then their exponentials, as the forward's).
+// The shifted exponentials' range check is float's (|m| < 2^22), whatever T: scale * x of a
+// float16 x is not bounded by float16's range, so the forward's 16-bit tiles' unchecked path
+// (sh::shifts) does not hold here.
 template <class Derived, class T, int THREADS, int E>
 struct LogitTile {
     using X = sh::RowTile<T, THREADS, E, true>;
     static constexpr int CAPACITY = X::CAPACITY;
     X x;
     float scale;
+    float c = 1.0f;  // float tiles hold exp(t - m_t) / c (see sh::ExpArgs)
 
     __device__ __forceinline__ float t(int i) const { return static_cast<const Derived*>(this)->t(i); }
+    // What position i holds: t (then its exponential) in a float tile, else t formed again.
+    __device__ __forceinline__ float held(int i) const {
+        if constexpr (X::WIDE) return x.v[i];
+        else return t(i);
+    }
 
     __device__ __forceinline__ sh::MaxSum fold() {
-        if constexpr (X::WIDE) return x.fold();
         float m = sh::neg_inf();
 #pragma unroll
-        for (int i = 0; i < E; ++i) m = fmaxf(m, t(i));
+        for (int i = 0; i < E; ++i) m = fmaxf(m, held(i));
         const float base = m == sh::neg_inf() ? 0.0f : m;
-        const float d = sh::with_exp_args<T, true>(base, [&](auto arg) {
-            return sh::chunk_sum<X::W, X::CHUNKS>([&](int i) { return sh::ex2(arg(t(i))); }) * arg.c;
+        const float d = sh::with_exp_args<float, true>(base, [&](auto arg) {
+            if constexpr (X::WIDE) {
+                float d = 0.0f;
+#pragma unroll
+                for (int i = 0; i < E; ++i) {
+                    x.v[i] = sh::ex2(arg(x.v[i]));
+                    d += x.v[i];
+                }
+                c = arg.c;
+                return d * arg.c;
+            } else {
+                return sh::chunk_sum<X::W, X::CHUNKS>([&](int i) { return sh::ex2(arg(t(i))); }) * arg.c;
+            }
         });
         return {m, d};
     }
 
     __device__ __forceinline__ void store(T* __restrict__ out, int n, int lane, sh::MaxSum mine, sh::MaxSum all) const {
-        if constexpr (X::WIDE) {
-            x.store(out, n, lane, mine, all);
-        } else {
-            sh::write_softmax<T, true, false>([&](auto y) { x.write(out, n, lane, [&](int i) { return y(t(i)); }); },
-                                              mine, all, 1.0f);
-        }
+        sh::write_softmax<float, true, X::WIDE>(
+            [&](auto y) { x.write(out, n, lane, [&](int i) { return y(held(i)); }); }, mine, all, c);
     }
 };
 
@@ -98,7 +113,7 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
             for (int j = 0; j < W; ++j) m = fmaxf(m, v[j]);
         }
         const float base = m == sh::neg_inf() ? 0.0f : m;
-        const float d = sh::with_exp_args<T, true>(base, [&](auto arg) {
+        const float d = sh::with_exp_args<float, true>(base, [&](auto arg) {  // float's check (LogitTile)
             float d = 0.0f;
 #pragma unroll 1
             for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
@@ -119,7 +134,7 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
 
     __device__ __forceinline__ void store(T* __restrict__ part, sh::MaxSum mine, sh::MaxSum all) const {
         const bool aligned = sh::shift_of<T, W>(part) == 0;
-        sh::write_softmax<T, true, IN_PLACE>(
+        sh::write_softmax<float, true, IN_PLACE>(
             [&](auto out) {
 #pragma unroll 1
                 for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
