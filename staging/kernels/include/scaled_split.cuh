@@ -174,10 +174,7 @@ struct BiasForm {
         template <int LINE>
         __device__ __forceinline__ void load(const BiasForm& f, size_t row, int col, const T* __restrict__ in, int n,
                                              int lane) {
-            const T* bias = sh::row_of(f.bias, row, f.n_cols) + col;
-            const bool alike = sh::shift_of<T, LINE>(in) == sh::shift_of<T, LINE>(bias);
-            x.template load<LINE>(in, n, lane, alike);
-            b.template load<LINE>(bias, n, lane, alike);
+            load_alike<LINE>(x, b, in, sh::row_of(f.bias, row, f.n_cols) + col, n, lane);
             scale = f.scale;
 #pragma unroll
             for (int i = 0; i < E; ++i) {

@@ -35,10 +35,7 @@ struct GradForm {
         template <int LINE>
         __device__ __forceinline__ void load(const GradForm& f, size_t row, int col, const T* __restrict__ in, int n,
                                              int lane) {
-            const T* dy = sh::row_of(f.b, row, f.n_cols) + col;
-            const bool alike = sh::shift_of<T, LINE>(in) == sh::shift_of<T, LINE>(dy);
-            a.template load<LINE>(in, n, lane, alike);
-            b.template load<LINE>(dy, n, lane, alike);
+            load_alike<LINE>(a, b, in, sh::row_of(f.b, row, f.n_cols) + col, n, lane);
 #pragma unroll
             for (int i = 0; i < E; ++i) {
                 if (a.inside(i, n, lane)) continue;
@@ -79,14 +76,19 @@ struct GradForm {
             Base::load(part, n_);
         }
 
+        // Chunk k of both inputs, as floats.
+        __device__ __forceinline__ void chunks(int k, float (&u)[W], float (&v)[W]) const {
+            chunk_floats(buf + at(k), u);
+            chunk_floats(b.buf + at(k), v);
+        }
+
         __device__ __forceinline__ sh::MaxSum fold() {
             asm volatile("cp.async.wait_all;" : : : "memory");
             float s = 0.0f;
 #pragma unroll 1
             for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
                 float u[W], v[W];
-                chunk_floats(buf + at(k), u);
-                chunk_floats(b.buf + at(k), v);
+                chunks(k, u, v);
 #pragma unroll
                 for (int j = 0; j < W; ++j)
                     if (at(k) + j < n) s = G::add(s, u[j], v[j]);
@@ -99,8 +101,7 @@ struct GradForm {
 #pragma unroll 1
             for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
                 float u[W], v[W];
-                chunk_floats(buf + at(k), u);
-                chunk_floats(b.buf + at(k), v);
+                chunks(k, u, v);
 #pragma unroll
                 for (int j = 0; j < W; ++j) u[j] = G::out(u[j], v[j], all.d);
                 sh::store_chunk<T, W>(part, at(k), u, 0, n, aligned);

@@ -353,6 +353,16 @@ struct PlainForm {
     using Stash = ::Stash<T, THREADS, S, LOG>;
 };
 
+// Two inputs' register tiles lined up alike (the fused bias form's x and bias, a backward's y and
+// dy): vectors shifted to a line where both rows sit alike in it, else element by element.
+template <int LINE, class Tile, class T>
+__device__ __forceinline__ void load_alike(Tile& a, Tile& b, const T* __restrict__ pa, const T* __restrict__ pb, int n,
+                                           int lane) {
+    const bool alike = sh::shift_of<T, LINE>(pa) == sh::shift_of<T, LINE>(pb);
+    a.template load<LINE>(pa, n, lane, alike);
+    b.template load<LINE>(pb, n, lane, alike);
+}
+
 // One row at a time: E elements per thread in registers and S more in shared memory. The stash
 // part is written first and the next row's copies into the stash (cp.async, no registers) are
 // issued at once, so they are in flight while the register part is written.
