@@ -94,7 +94,8 @@ def test_a_run_since_a_report_runs_what_changed_and_carries_the_rest(tmp_path, m
     assert sorted(report["sanitizer"]["memcheck"]["variants"]) == sorted(refs)
     assert report["gallery"]["caught"] == {bad: True}
     assert report["tally"] == {"k1": TALLY}  # k2's earlier tally is not this tree's
-    assert report["since"] == {"report": "gpu.json", "generated": "2026-12-01T00:00:00Z"}
+    assert report["since"] == {"report": "gpu.json", "generated": "2026-12-01T00:00:00Z",
+                               "suite_changed": "unrecorded"}  # the earlier report has no suite digests
     assert report["variants_sha256"][k2] == digests[k2]
     # a later run since this report would run nothing again but the tests that take no variant
     # (were it clean)
@@ -126,3 +127,24 @@ def test_since_refuses_a_report_it_cannot_carry_from(tmp_path, capsys, spoil, me
     schema.write(earlier, tmp_path / "gpu.json")
     assert main(["--since", str(tmp_path / "gpu.json"), "--variant", refs[0]]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_run_since_a_report_names_the_suite_files_changed_since_it(tmp_path, monkeypatch):
+    """A carried outcome was judged by the earlier report's suite: the run says which of the
+    suite's files (the strategies, the bounds, the tests) differ from it."""
+    refs = _kernels(tmp_path)
+    earlier = _earlier(refs, carry.variant_digests(refs + ["bad_early_return"]))
+    suite = carry.suite_digests()
+    assert "softmax_harness/bounds.py" in suite and "tests/test_kernels.py" in suite
+    assert not any(k.startswith("softmax_harness/run/") for k in suite)  # the runner judges nothing
+    path = tmp_path / "gpu.json"
+    schema.write({**earlier, "suite_sha256": {**suite, "softmax_harness/bounds.py": "older"}}, path)
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, *a: [])
+    report = orchestrate.run_suite(orchestrate.Plan(variants=[*refs, "bad_early_return"], since=path),
+                                   io.StringIO())
+    assert report["since"]["suite_changed"] == ["softmax_harness/bounds.py"]
+    assert report["suite_sha256"] == suite
+    schema.write({**earlier, "suite_sha256": suite}, path)
+    report = orchestrate.run_suite(orchestrate.Plan(variants=[*refs, "bad_early_return"], since=path),
+                                   io.StringIO())
+    assert report["since"]["suite_changed"] == []

@@ -8,7 +8,10 @@ runs the variants whose digest differs from the earlier report's (or that it lac
 known-bad kernels likewise, and every test that takes no variant (the dispatcher's, the torch
 operators', the graphs'); it carries the earlier outcomes, sanitizer results and error tallies
 of the rest, and names the report they came from. What the digest leaves out (the properties,
-the strategies, the tests) a carried outcome was judged by as the earlier report's run had them.
+the strategies, the tests) a carried outcome was judged by as the earlier report's run had them:
+every report records the digest of each file of that suite (``suite_sha256``: the package's
+modules but the runner's, the tests), and a run since a report names the files that changed
+since it (``since.suite_changed``), so that a carried outcome says which suite judged it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,30 @@ from .schema import ROOT, clean
 #: and the launch (plans, workspaces, the driver's parameter block).
 LAUNCH_PATH = tuple(Path(compiler.__file__).parent / name
                     for name in ("registry.py", "compiler.py", "variant.py", "driver.py"))
+
+
+def _suite_files() -> list[Path]:
+    """What judges a kernel: the package's modules (but the runner's own, ``run/``), the tests and
+    the root conftest where the package sits in the repository."""
+    package = Path(compiler.__file__).parent
+    files = [p for p in package.rglob("*.py") if "run" not in p.relative_to(package).parts[:-1]]
+    files += sorted((ROOT / "tests").rglob("*.py")) + [ROOT / "conftest.py"]
+    return sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts)
+
+
+def suite_digests() -> dict[str, str]:
+    """file -> sha256 of each file of the suite (:func:`_suite_files`)."""
+    return {_key(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in _suite_files()}
+
+
+def suite_changes(earlier: dict) -> list[str] | str:
+    """The suite's files added, removed or changed since ``earlier``; ``"unrecorded"`` where it
+    records no suite digests (made before reports did)."""
+    before = earlier.get("suite_sha256")
+    if not before:
+        return "unrecorded"
+    now = suite_digests()
+    return sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
 
 
 def _key(path: Path) -> str:

@@ -78,9 +78,13 @@ def _carried(plan: Plan) -> dict | None:
     correct = [v.ref for v in catalog.select("variant", wanted)]
     known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
     same = set(carry.unchanged(earlier, correct + known_bad))  # what select() left out, every shard
+    changed = carry.suite_changes(earlier)
+    if changed:
+        print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
+              f"{changed if isinstance(changed, str) else ', '.join(changed)}", flush=True)
     return {**carry.carried(earlier, [n for n in correct if n in same],
                             [b for b in known_bad if b in same], TOOLS),
-            "from": {"report": plan.since.name, "generated": earlier["generated"]}}
+            "from": {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}}
 
 
 def _gallery_here(plan: Plan) -> bool:
@@ -240,4 +244,4 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         kernels_sha256=schema.kernel_digests(), profile=plan.profile, seconds=time.time() - started,
         bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard or plan.group,
         rest_of=plan.rest_of.name if plan.rest_of else None, since=taken["from"] if taken else None,
-        variants_sha256=carry.variant_digests(list(everything)))
+        variants_sha256=carry.variant_digests(list(everything)), suite_sha256=carry.suite_digests())

@@ -159,6 +159,9 @@ def merge(reports: list[dict]) -> dict:
     digests = [r["variants_sha256"] for r in reports if r.get("variants_sha256")]  # a crashed child has none
     if any(d != digests[0] for d in digests):
         raise ValueError("the reports disagree on variants_sha256: they were not made from one tree")
+    suites = [r["suite_sha256"] for r in reports if r.get("suite_sha256")]
+    if any(d != suites[0] for d in suites):
+        raise ValueError("the reports disagree on suite_sha256: they were not judged by one suite")
     if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
         raise ValueError("the reports were made on different devices")
     shards = [r["shard"] for r in reports if r.get("shard")]
@@ -190,7 +193,7 @@ def merge(reports: list[dict]) -> dict:
         profile=first["hypothesis_profile"], seconds=sum(r["seconds"] for r in reports),
         generated=max(r["generated"] for r in reports),
         bench=next((r["bench"] for r in reports if r["bench"]), {}), elsewhere_sha256=elsewhere,
-        variants_sha256=digests[0] if digests else None,
+        variants_sha256=digests[0] if digests else None, suite_sha256=suites[0] if suites else None,
         since=next((r["since"] for r in reports if r.get("since")), None),
         merged_from=sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
                            for r in reports), reruns=reruns)
