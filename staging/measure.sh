@@ -4,7 +4,9 @@
 # the dispatcher and torch, at the rows the clusters and the split_row kernels take now; and
 # log_softmax's online split kernel beside the dispatcher (its clusters) at 32768-262144, where
 # it may win too; the backwards' online split kernels beside their split_row kernels, the
-# dispatcher and torch at 131072-2^20. Rows into $1/measure_*.json.
+# dispatcher and torch at 131072-2^20. Rows into $1/measure_*.json. Then the few-row latency of
+# the forward's clusters sized 32768 beside the dispatcher (tools/few-rows-latency, cold L2) into
+# $1/few_rows.jsonl.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
@@ -27,3 +29,5 @@ for dtype in float32 bfloat16; do
       --json "$out/measure_${family}_$dtype.json"
   done
 done
+tools/few-rows-latency "$out/few_rows.jsonl" onepass_cluster_c32768@staging/kernels \
+  onepass_cluster_f16_c32768@staging/kernels onepass_cluster_bf16_c32768@staging/kernels
