@@ -39,8 +39,14 @@ def _suite_files() -> list[Path]:
 
 
 def suite_digests() -> dict[str, str]:
-    """file -> sha256 of each file of the suite (:func:`_suite_files`)."""
-    return {_key(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in _suite_files()}
+    """file -> sha256 of each file of the suite (:func:`_suite_files`), the package's keyed
+    ``softmax_harness/...`` wherever it is installed."""
+    package = Path(compiler.__file__).parent
+
+    def key(path: Path) -> str:
+        return str(path.relative_to(package.parent)) if path.is_relative_to(package) else _key(path)
+
+    return {key(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in _suite_files()}
 
 
 def suite_changes(earlier: dict) -> list[str] | str:
