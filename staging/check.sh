@@ -2,7 +2,8 @@
 # The staged kernels on a GPU, in one call: every variant test and the four sanitizers on the
 # variants staging/kernels/ declares that kernels/ lacks (tools/gpu-check, stopped after
 # $DEADLINE seconds, default 300: the rest is recorded as not run), then staging/measure.sh if
-# there is one (the measurements that decide what to promote; it writes under $1).
+# there is one and MEASURE is not 0 (the measurements that decide what to promote; it writes
+# under $1; `bash staging/measure.sh DIR` runs it alone, in a call of its own).
 # Results in ${OUT:-/tmp/staged}/staged.tgz, one archive. It changes nothing in the tree.
 set -u
 cd "$(dirname "$0")/.."
@@ -19,7 +20,7 @@ if [ -n "$variants" ]; then
   echo "gpu-check exit $?" >> "$out/staged.txt"
   tail -4 "$out/staged.txt"
 fi
-if [ -f staging/measure.sh ]; then
+if [ -f staging/measure.sh ] && [ "${MEASURE:-1}" != 0 ]; then
   bash staging/measure.sh "$out" > "$out/measure.txt" 2>&1
 fi
 tar czf "$final/staged.tgz" -C "$out" .
