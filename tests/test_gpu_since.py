@@ -148,3 +148,14 @@ def test_a_run_since_a_report_names_the_suite_files_changed_since_it(tmp_path, m
     report = orchestrate.run_suite(orchestrate.Plan(variants=[*refs, "bad_early_return"], since=path),
                                    io.StringIO())
     assert report["since"]["suite_changed"] == []
+
+
+@pytest.mark.parametrize("key", ["variants_sha256", "suite_sha256"])
+def test_shard_reports_of_other_trees_or_suites_are_not_merged(tmp_path, key):
+    refs = _kernels(tmp_path)
+    earlier = _earlier(refs, carry.variant_digests(refs))
+    one = {**earlier, "suite_sha256": carry.suite_digests(), "shard": "1/2"}
+    other = {**one, "shard": "2/2", key: {"a file": "another digest"}}
+    assert schema.merge([one, {**one, "shard": "2/2"}])["suite_sha256"] == one["suite_sha256"]
+    with pytest.raises(ValueError, match=f"disagree on {key}"):
+        schema.merge([one, other])

@@ -156,12 +156,11 @@ def merge(reports: list[dict]) -> dict:
     for key in ("schema", "kernels_sha256", "hypothesis_profile"):
         if any(r.get(key) != first.get(key) for r in reports):
             raise ValueError(f"the reports disagree on {key}: they were not made from one tree and setting")
-    digests = [r["variants_sha256"] for r in reports if r.get("variants_sha256")]  # a crashed child has none
-    if any(d != digests[0] for d in digests):
-        raise ValueError("the reports disagree on variants_sha256: they were not made from one tree")
-    suites = [r["suite_sha256"] for r in reports if r.get("suite_sha256")]
-    if any(d != suites[0] for d in suites):
-        raise ValueError("the reports disagree on suite_sha256: they were not judged by one suite")
+    recorded = {}  # the digests each report records: a crashed child's report has none
+    for key in ("variants_sha256", "suite_sha256"):
+        recorded[key] = [r[key] for r in reports if r.get(key)]
+        if any(d != recorded[key][0] for d in recorded[key]):
+            raise ValueError(f"the reports disagree on {key}: they were not made from one tree and suite")
     if any(r["environment"].get("device") != first["environment"].get("device") for r in reports):
         raise ValueError("the reports were made on different devices")
     shards = [r["shard"] for r in reports if r.get("shard")]
@@ -193,7 +192,7 @@ def merge(reports: list[dict]) -> dict:
         profile=first["hypothesis_profile"], seconds=sum(r["seconds"] for r in reports),
         generated=max(r["generated"] for r in reports),
         bench=next((r["bench"] for r in reports if r["bench"]), {}), elsewhere_sha256=elsewhere,
-        variants_sha256=digests[0] if digests else None, suite_sha256=suites[0] if suites else None,
+        **{key: values[0] if values else None for key, values in recorded.items()},
         since=next((r["since"] for r in reports if r.get("since")), None),
         merged_from=sorted(r.get("shard") or (f"rest of {r['rest_of']}" if r.get("rest_of") else "all")
                            for r in reports), reruns=reruns)
