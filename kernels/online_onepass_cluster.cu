@@ -18,6 +18,14 @@
 // (reports/measurements/clusters_promoted.jsonl), where the one kernel of 262144 left most of
 // its lanes idle on shorter rows.
 //
+// Sized 32768 (8 blocks of 128 threads of 32 elements) for a few rows of vocabularies of 32000:
+// at 1 and 8 such rows in bf16 Quack takes 5.7 and 6.0 us where our one-block tile takes 7.2 and
+// 7.5 (run 0026); the cluster sized 131072 gained only 0.3-0.4 us there, most of its lanes idle
+// (reports/measurements/few_rows_cluster_sized.jsonl).
+//
+// @variant name=onepass_cluster_c32768 kernel=onepass_cluster_c32768 algorithm=online geometry=cluster-per-row threads=128 cluster=8 max_cols=32768 min_sm=90 fast_math=true exp=ex2
+// @variant name=onepass_cluster_f16_c32768 kernel=onepass_cluster_f16_c32768 algorithm=online geometry=cluster-per-row threads=128 cluster=8 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_cluster_bf16_c32768 kernel=onepass_cluster_bf16_c32768 algorithm=online geometry=cluster-per-row threads=128 cluster=8 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=onepass_cluster_c65536 kernel=onepass_cluster_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
 // @variant name=onepass_cluster_c131072 kernel=onepass_cluster_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 fast_math=true exp=ex2
 // @variant name=onepass_cluster_c262144 kernel=onepass_cluster_c262144 algorithm=online geometry=cluster-per-row threads=1024 cluster=8 max_cols=262144 min_sm=90 fast_math=true exp=ex2
@@ -83,6 +91,9 @@ __device__ __forceinline__ void cluster_row(const T* __restrict__ x, T* __restri
         cluster_row<T, CLUSTER, THREADS, E>(x, y, n_cols);                                               \
     }
 
+CLUSTER_KERNEL(onepass_cluster_c32768, float, 8, 128, 32)
+CLUSTER_KERNEL(onepass_cluster_f16_c32768, sh::half_t, 8, 128, 32)
+CLUSTER_KERNEL(onepass_cluster_bf16_c32768, sh::bf16_t, 8, 128, 32)
 CLUSTER_KERNEL(onepass_cluster_c65536, float, 8, 256, 32)
 CLUSTER_KERNEL(onepass_cluster_c131072, float, 8, 512, 32)
 CLUSTER_KERNEL(onepass_cluster_c262144, float, 8, 1024, 32)

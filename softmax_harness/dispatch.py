@@ -23,9 +23,11 @@ length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
 The other ops (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, read
-once) up to 16384 columns (32768 for log_softmax, and for the backwards in 16 bits); the
-longer rows, up to 131072, go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once);
-the rest to a block a row, reading the row two or three times.
+once) up to 16384 columns (32768 for log_softmax, and for the backwards in 16 bits); longer rows
+go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once) where it measured faster, the
+rest up to 2**20 over a group of co-resident blocks (``SPLIT_LONGEST``: each op's online split
+kernel, inputs read once, one meeting a row); longer ones to a block a row, reading the row two
+or three times.
 
 The forward's 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
 65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
@@ -79,18 +81,20 @@ TABLE = {
 #: 1.00-1.33x; but 16 rows of 151936 or 262144 0.70-0.94x, and 64 of 128256 0.94-0.95x.
 FEW_ROWS = 16
 FEW_ROWS_ELEMENTS = 2**21
-#: dtype -> the shortest row of the few that take the cluster: past the one-pass tiles, and in
-#: fp32 from 32000 (a vocabulary's length), where the cluster sized 65536 runs 1, 8 and 16 rows in
-#: 5.95, 6.40 and 7.62 µs against the tile's 8.22, 8.64 and 8.90 (few_rows_cluster_sized.jsonl;
-#: 64 rows 11.26 against 10.98). In 16 bits the cluster sized 131072 gains 0.3-0.4 µs on 1 and 8
-#: rows of 32000 and loses 1.0 on 16, and the tiles keep them.
-FEW_ROWS_FROM = {"float32": 32000, "float16": 32769, "bfloat16": 32769}
+#: dtype -> the shortest row of the few that take the cluster: from 32000 (a vocabulary's length),
+#: where the cluster sized 32768 (8 blocks of 128 threads) runs 1, 8 and 16 rows in 5.8, 6.4 and
+#: 6.8 µs in fp32 against the one sized 65536's 6.0, 6.5 and 7.5, and in 5.5, 5.9 and 6.2 in
+#: bf16 (fp16 alike) against the tile's 7.1, 7.5 and 7.6 (reports/measurements/few_rows_c32768.jsonl;
+#: 64 rows, past FEW_ROWS: 10.8 against the tile's 10.9 in fp32, 9.0 against 8.9 in bf16).
+FEW_ROWS_FROM = {"float32": 32000, "float16": 32000, "bfloat16": 32000}
 #: dtype -> the forward's cluster kernels for a few long rows, as :data:`TABLE`'s entries; in 16
-#: bits the kernel sized 131072 takes rows of 65536 too, 1.2x faster there than the one sized 65536.
+#: bits the kernel sized 131072 takes rows of 65536 too, 1.2x faster there than the one sized 65536
+#: (few_rows_cluster_sized.jsonl).
 FEW_ROWS_TABLE = {
-    "float32": ((65536, "onepass_cluster_c65536"), (131072, "onepass_cluster_c131072"),
-                (262144, "onepass_cluster_c262144")),
-    **{name: ((131072, f"onepass_cluster_{short}_c131072"), (262144, f"onepass_cluster_{short}_c262144"))
+    "float32": ((32768, "onepass_cluster_c32768"), (65536, "onepass_cluster_c65536"),
+                (131072, "onepass_cluster_c131072"), (262144, "onepass_cluster_c262144")),
+    **{name: ((32768, f"onepass_cluster_{short}_c32768"), (131072, f"onepass_cluster_{short}_c131072"),
+              (262144, f"onepass_cluster_{short}_c262144"))
        for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
 }
 
@@ -127,34 +131,38 @@ _CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 1310
                   "_bf16": (32768, 65536, 73728, 131072, 262144)}
 
 
-#: The rows past the clusters that go over a group of co-resident blocks (kernels/*/*_split_row.cu:
-#: each input read once, where the block reads it two or three times): family -> type -> the
-#: longest row. Beside the block at C = 151936-2^20 (reports/measurements/staged_split_row.jsonl):
-#: the softmax backward 0.64-0.74 of copy against 0.57-0.59 in fp32, 0.48-0.56 against 0.38-0.41
-#: in bf16; log_softmax's 0.49-0.56 against 0.45-0.46 in bf16, but 0.64-0.71 against 0.69-0.71 in
-#: fp32 from 262144 on, where the block keeps it. log_softmax and the fused forms
-#: (split_row_forward_ops.jsonl): log_softmax 0.56-0.67 against 0.47-0.48 in fp32 and 0.59-0.66
-#: against 0.28 in bf16, the bias form 0.51-0.58 against 0.40-0.41 and 0.49-0.56 against
-#: 0.27-0.30, the mask form 0.33-0.39 against 0.29 and 0.36-0.40 against 0.18; the causal form
-#: 0.41-0.44 against 0.25 in bf16, but 0.41-0.47 against the block's 0.50-0.51 in fp32 (the
-#: block leaves the masked columns unread), where the block keeps it.
-_SPLIT_ROW = {"backward": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
-              "log_softmax_backward": {"_f16": 2**20, "_bf16": 2**20},
-              "log_softmax": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
-              "scaled_bias": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
-              "scaled_mask": {"": 2**20, "_f16": 2**20, "_bf16": 2**20},
-              "scaled_causal": {"_f16": 2**20, "_bf16": 2**20}}
-#: The split-row kernel of a family where it is not ``{family}_split_row``: log_softmax's online
-#: split (one meeting a row on the (max, sum) pair, x kept on chip) at 0.91-0.94 of copy at
-#: C = 151936-2^20 against the two-meeting split row's 0.55-0.66, fp32 and bf16
-#: (reports/measurements/log_softmax_online_split.jsonl).
-_SPLIT_KERNEL = {"log_softmax": "log_softmax_online_split"}
-#: The cluster sizes whose rows the split-row kernel takes instead: in bf16 at C = 151936 and
-#: 262144 (split_row_forward_ops.jsonl) log_softmax's 0.66 against the cluster's 0.37 and 0.54,
-#: the mask form's 0.39 against 0.26 and 0.37. (The bias and causal forms keep theirs: the cluster
-#: wins at 262144, 0.68 against 0.55 and 0.49 against 0.44, and loses at 151936.)
-_SPLIT_INSTEAD = {"log_softmax": {"_f16": (262144,), "_bf16": (262144,)},
-                  "scaled_mask": {"_f16": (262144,), "_bf16": (262144,)}}
+#: The rows past the clusters (and, where it measured faster, the rows of the larger clusters) go
+#: over a group of co-resident blocks, up to this length, on each family's online split kernel
+#: (kernels/*/*_online_split.cu: every input read once and kept on chip, one meeting a row on a
+#: (max, sum) pair). Beside the dispatcher's former choices on large batches
+#: (reports/measurements/online_split_ops.jsonl; fp32 and bf16, C = 131072-2^20 for the backwards,
+#: 32768-2^20 for the rest), at C = 151936-2^20: the bias form 0.91-1.00 of copy in fp32 against
+#: 0.50-0.59 and 0.71-0.76 against 0.45-0.67 in bf16, the mask form 0.68-0.71 against 0.34-0.39
+#: and 0.48-0.50 against 0.36-0.40, the causal form 0.89-0.94 against the block's 0.50-0.51 and
+#: 0.58-0.60 against 0.31-0.49, the softmax backward 0.89-1.00 against 0.64-0.72 and 0.92-0.97
+#: against 0.48-0.86, log_softmax's backward 0.88-1.00 against the block's 0.67-0.71 and
+#: 0.75-0.90 against 0.50-0.76; log_softmax 0.91-0.94 against 0.55-0.66 (its two-meeting split
+#: row, log_softmax_online_split.jsonl).
+SPLIT_LONGEST = 2**20
+#: family -> type -> the cluster sizes whose rows the online split kernel takes instead
+#: (online_split_ops.jsonl): in fp32 log_softmax's and the fused forms' clusters sized 65536 and
+#: 131072 (log_softmax at C = 49152-131072 0.73-0.88 of copy against 0.91-0.93; the forms at
+#: 65536-131072 0.53-0.98 against 0.69-1.00), the backwards' sized 131072 (0.94 and 0.85 against
+#: 1.00); in 16 bits every log_softmax cluster (0.53-0.73 against 0.91-0.92 at 49152-131072, the
+#: misaligned 65535 0.59 against 0.91), and the others' sized 131072 and 262144 (at
+#: 98304-262144 0.31-0.89 against 0.50-0.98; only the bias form's at 131072 itself was ahead,
+#: 0.75 against 0.74, and it loses 0.57 against 0.77 at 98304). Kept: the clusters sized 32768,
+#: and in 16 bits the fused forms' sized 65536 (bias 0.88 against 0.75, mask 0.68 against 0.49,
+#: causal 0.69 against 0.63) and 73728 (not measured beside it). fp16 follows bf16 (the same
+#: kernels over another type).
+_SPLIT_INSTEAD = {
+    "log_softmax": {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
+                    "_bf16": (65536, 73728, 131072, 262144)},
+    **{family: {"": (65536, 131072), "_f16": (131072, 262144), "_bf16": (131072, 262144)}
+       for family in ("scaled_bias", "scaled_mask", "scaled_causal")},
+    **{family: {"": (131072,), "_f16": (131072, 262144), "_bf16": (131072, 262144)}
+       for family in ("backward", "log_softmax_backward")},
+}
 
 
 def _ladder(family: str, suffix: str):
@@ -170,9 +178,7 @@ def _ladder(family: str, suffix: str):
         instead = _SPLIT_INSTEAD.get(family, {}).get(suffix, ())
         entries += [(c, f"{family}_cluster{suffix}_c{c}") for c in _CLUSTER_SIZES[suffix]
                     if c >= start and c not in instead]
-    longest = _SPLIT_ROW.get(family, {}).get(suffix)
-    if longest is not None:
-        entries.append((longest, f"{_SPLIT_KERNEL.get(family, family + '_split_row')}{suffix}"))
+    entries.append((SPLIT_LONGEST, f"{family}_online_split{suffix}"))
     return (*entries, block)
 
 

@@ -240,55 +240,42 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """A misaligned 16-bit row of 65535 on the tiles sized 73728 (with its shift), an aligned one
-    of 65536 on those sized 65536; vocabularies past 131072 on the cluster sized 262144."""
+    of 65536 on those sized 65536; vocabularies past them on the online split kernel. log_softmax's
+    16-bit rows past its tiles all go to its online split kernel."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16")):
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
+            split = f"{family}_online_split_{short}"
+            assert chosen(151936) == chosen(262144) == split
+            if family == "log_softmax":
+                assert chosen(32769) == chosen(65535, aligned=False) == chosen(65536) == split
+                continue
             assert chosen(65535, aligned=False) == f"{family}_cluster_{short}_c73728"
             assert chosen(65472, aligned=False) == chosen(65536) == f"{family}_cluster_{short}_c65536"
-            split = "log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row"
-            past = f"{split}_{short}" if family in ("log_softmax", "scaled_mask") \
-                else f"{family}_cluster_{short}_c262144"  # (the split-row kernel measured faster there)
-            assert chosen(151936) == chosen(262144) == past
+            assert chosen(73729) == split
 
 
-def test_the_backwards_rows_past_the_clusters_go_over_a_group_of_blocks():
+def test_every_ops_rows_past_its_last_cluster_go_to_its_online_split_kernel_up_to_2_20():
+    """The rows past the last cluster kept (fp32: the backwards' sized 65536, the fused forms'
+    sized 32768, none for log_softmax; 16 bits: 73728, none for log_softmax) up to 2^20 go over a
+    group of blocks meeting once a row, the longer ones to the block."""
     from softmax_harness import dispatch
 
-    for op, family in (("softmax_backward", "backward"), ("log_softmax_backward", "log_softmax_backward")):
-        for dtype, suffix in (("float16", "_f16"), ("bfloat16", "_bf16")):
-            assert dispatch.choose_op(op, 2**20, dtype=dtype).name == f"{family}_split_row{suffix}"
-            assert dispatch.choose_op(op, 2**20 + 1, dtype=dtype).name.startswith(f"{family}_block")
-    assert dispatch.choose_op("softmax_backward", 131073, dtype="float32").name == "backward_split_row"
-    assert dispatch.choose_op("softmax_backward", 2**20, dtype="float32").name == "backward_split_row"
-    # fp32 log_softmax backward: the block measured faster from 262144 on
-    assert dispatch.choose_op("log_softmax_backward", 2**20, dtype="float32").name \
-        == "log_softmax_backward_block_1024"
-
-
-def test_the_forward_ops_rows_past_the_clusters_go_over_a_group_of_blocks():
-    """log_softmax and the fused forms past the clusters (fp32 131072, 16 bits 262144; 131072 in
-    16 bits for log_softmax and the mask form) up to 2^20, but the fp32 causal form, which the
-    block serves faster; the block past 2^20. log_softmax's group meets once a row (its online
-    split kernel), the fused forms' twice."""
-    from softmax_harness import dispatch
-
-    for op, family in (("log_softmax", "log_softmax"), ("scaled_softmax_bias", "scaled_bias"),
-                       ("scaled_softmax_mask", "scaled_mask"), ("scaled_softmax_causal", "scaled_causal")):
+    for op, family in dispatch._LADDERS.items():
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            kernel = "log_softmax_online_split" if family == "log_softmax" else f"{family}_split_row"
-            split = kernel + suffix
-            if (family, suffix) == ("scaled_causal", ""):
-                assert chosen(131073) == chosen(2**20) == "scaled_causal_block_1024"
-                continue
-            past = 131073 if suffix == "" or family in ("log_softmax", "scaled_mask") else 262145
-            assert chosen(past - 1).startswith(f"{family}_cluster{suffix}_c")
-            assert chosen(past) == chosen(2**20) == split
+            if family == "log_softmax":
+                last = 32768
+                assert chosen(last) == f"log_softmax_onepass{suffix}_c32768"
+            else:
+                last = 65536 if suffix == "" and family.endswith("backward") else \
+                    32768 if suffix == "" else 73728
+                assert chosen(last) == f"{family}_cluster{suffix}_c{last}"
+            assert chosen(last + 1) == chosen(2**20) == f"{family}_online_split{suffix}"
             assert chosen(2**20 + 1).startswith(f"{family}_block")
 
 
@@ -304,15 +291,18 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     # keep the table
     assert _few(262144, 9) == _few(262144, None) == _few(151936, 16) == "split_row_smem_f32"
     assert _few(31999, 1) == "onepass_vec4_c32768"
-    assert _few(32000, 1) == _few(32768, 16) == "onepass_cluster_c65536"  # (fp32 from 32000)
-    assert _few(32000, 1, "bfloat16") == "onepass_bf16_c32768"  # 16 bits: the tiles keep them
-    assert _few(32768, 1, "float16") == "onepass_f16_c32768"
+    assert _few(32000, 1) == _few(32768, 16) == "onepass_cluster_c32768"
+    assert _few(32000, 1, "bfloat16") == "onepass_cluster_bf16_c32768"
+    assert _few(32768, 16, "float16") == "onepass_cluster_f16_c32768"
+    assert _few(32768, 17, "float16") == "onepass_f16_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
     assert _few(262144, 0) == "split_row_smem_f32"
 
 
 def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(65536, 1) == _few(32769, 8) == "onepass_cluster_c65536"
+    assert _few(32767, 1, aligned=False) == "onepass_cluster_c65536"  # no room for the shift
+    assert _few(32769, 1, "bfloat16") == "onepass_cluster_bf16_c131072"
     assert _few(65535, 1, aligned=False) == "onepass_cluster_c131072"  # no room for the shift
     assert _few(151936, 8, "bfloat16") == _few(262144, 2, "bfloat16") == "onepass_cluster_bf16_c262144"
     assert _few(65536, 4, "float16") == "onepass_cluster_f16_c131072"

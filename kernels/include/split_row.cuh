@@ -114,6 +114,10 @@ struct Stash {
         }
         asm volatile("cp.async.commit_group;" : : : "memory");
     }
+    template <class Form>
+    __device__ __forceinline__ void load(const Form&, size_t, int, const T* __restrict__ part, int n_) {
+        load(part, n_);
+    }
 
     // (max, sum exp(x - max)) of this thread's elements; waits for its copies first. 16-bit
     // elements are compared two to a word (max.f16x2 / max.bf16x2, as RowTile does) instead of
@@ -224,19 +228,21 @@ struct Group {
     // whole count.
     // Two rounds of slots, and a slot's tag alternates between its rounds: a block can be at most
     // one round ahead of its group.
-    __device__ __forceinline__ sh::MaxSum meet(sh::MaxSum mine, sh::MaxSum* scratch, sh::MaxSum& row_state,
-                                               unsigned (&next)[2], unsigned& next_row) {
+    // Merge: how two states combine (sh::FastMerge, or a form's own).
+    template <class Merge>
+    __device__ __forceinline__ sh::MaxSum meet(Merge merge, sh::MaxSum mine, sh::MaxSum* scratch,
+                                               sh::MaxSum& row_state, unsigned (&next)[2], unsigned& next_row) {
         const unsigned slot = round & 1;
         const unsigned tag = ((round >> 1) & 1u) ^ 1u;  // never a zeroed word's
         const unsigned mine_next = groups() + ticket;
         ++round;
         if (parts == 1) {  // the row is this block's; block_reduce's barriers publish `next`
             if (threadIdx.x == 0) next[slot] = mine_next;
-            const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+            const sh::MaxSum block = sh::block_reduce(merge, mine, scratch);
             next_row = next[slot];
             return block;
         }
-        const sh::MaxSum block = sh::block_reduce(sh::FastMerge(), mine, scratch);
+        const sh::MaxSum block = sh::block_reduce(merge, mine, scratch);
         unsigned long long* states =
             reinterpret_cast<unsigned long long*>(workspace) + slot * gridDim.x + group * parts;
         unsigned* next_of_group = workspace + 4 * gridDim.x + slot * gridDim.x + group;
@@ -252,7 +258,7 @@ struct Group {
                 }
             }
             __syncwarp();
-            sh::MaxSum all = sh::empty_state();
+            sh::MaxSum all = Merge::identity();
             for (int base = 0; base < parts; base += 64) {  // two states a lane at a time
                 const unsigned mine_here = (base + lane < parts ? 1u : 0u) | (base + 32 + lane < parts ? 2u : 0u);
                 unsigned pending = mine_here;
@@ -276,9 +282,9 @@ struct Group {
                 } while (__any_sync(0xffffffffu, pending != 0 || want_next));
 #pragma unroll
                 for (int k = 0; k < 2; ++k)  // in a fixed order, whatever order the states came in
-                    if (mine_here >> k & 1u) all = sh::FastMerge()(all, untagged(word[k]));
+                    if (mine_here >> k & 1u) all = merge(all, untagged(word[k]));
             }
-            all = sh::warp_reduce(sh::FastMerge(), all);
+            all = sh::warp_reduce(merge, all);
             if (lane == 0) row_state = all;
         }
         __syncthreads();  // row_state is rewritten only after the next round's block_reduce barriers
@@ -314,18 +320,61 @@ __device__ __forceinline__ sh::MaxSum fold_keeping(const Tile& tile) {
     return {m, d};
 }
 
+// The forward's slices (LOG: log_softmax's): x as it comes. A form's Tile and Stash load a
+// slice's part (given the form, the row and the part's first column, with `in` the part of x
+// there), fold it into a state and write it; its Merge combines the states (here the online
+// (max, sum) merge); Stash is the one above.
+template <class T, bool LOG>
+struct PlainForm {
+    using Merge = sh::FastMerge;
+    const T* x;
+    template <int THREADS, int E>
+    struct Tile : sh::RowTile<T, THREADS, E, true> {  // exponentials from sh::ExpArgs
+        template <int LINE>
+        __device__ __forceinline__ void load(const PlainForm&, size_t, int, const T* __restrict__ in, int n,
+                                             int lane) {
+            sh::RowTile<T, THREADS, E, true>::template load<LINE>(in, n, lane);
+        }
+        __device__ __forceinline__ sh::MaxSum fold() {
+            if constexpr (LOG) return fold_keeping<T>(*this);
+            else return sh::RowTile<T, THREADS, E, true>::fold();
+        }
+        __device__ __forceinline__ void store(T* __restrict__ out, int n, int lane, sh::MaxSum mine,
+                                              sh::MaxSum all) const {
+            if constexpr (LOG) {
+                const float log_d = log_of_sum(all.d);
+                this->write(out, n, lane, [&](int i) { return (this->get(i) - all.m) - log_d; });
+            } else {
+                sh::RowTile<T, THREADS, E, true>::store(out, n, lane, mine, all);
+            }
+        }
+    };
+    template <int THREADS, int S>
+    using Stash = ::Stash<T, THREADS, S, LOG>;
+};
+
+// Two inputs' register tiles lined up alike (the fused bias form's x and bias, a backward's y and
+// dy): vectors shifted to a line where both rows sit alike in it, else element by element.
+template <int LINE, class Tile, class T>
+__device__ __forceinline__ void load_alike(Tile& a, Tile& b, const T* __restrict__ pa, const T* __restrict__ pb, int n,
+                                           int lane) {
+    const bool alike = sh::shift_of<T, LINE>(pa) == sh::shift_of<T, LINE>(pb);
+    a.template load<LINE>(pa, n, lane, alike);
+    b.template load<LINE>(pb, n, lane, alike);
+}
+
 // One row at a time: E elements per thread in registers and S more in shared memory. The stash
 // part is written first and the next row's copies into the stash (cp.async, no registers) are
 // issued at once, so they are in flight while the register part is written.
-template <class T, int THREADS, int E, int S, bool LOG = false>
-__device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols,
-                                           unsigned* __restrict__ workspace, int parts, T* stash_buf) {
-    using Tile = sh::RowTile<T, THREADS, E, true>;  // exponentials from sh::ExpArgs
+template <class T, int THREADS, int E, int S, class Form, class... Buffers>
+__device__ __forceinline__ void split_rows(const Form& form, T* __restrict__ y, int n_rows, int n_cols,
+                                           unsigned* __restrict__ workspace, int parts, Buffers... buffers) {
+    using Tile = typename Form::template Tile<THREADS, E>;
     __shared__ sh::MaxSum scratch[32];
     __shared__ sh::MaxSum row_state;
     constexpr int LINE = 128 / (int)sizeof(T);  // elements of a 128-byte cache line
     Group g(n_cols, parts, LINE, workspace);
-    const auto in = [&](size_t row) { return sh::row_of(x, row, n_cols) + g.start; };
+    const auto in = [&](size_t row) { return sh::row_of(form.x, row, n_cols) + g.start; };
     // The registers hold a slice shifted to start a cache line, so each warp's vectors cover
     // whole lines (shifted to 16 bytes only, most vectors of a misaligned slice straddled two
     // lines: reports/measurements/split_line_ab.json), and take it up to the line that ends their
@@ -334,32 +383,28 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
         return min(g.count, Tile::CAPACITY - sh::shift_of<T, LINE>(in(row)));
     };
     __shared__ unsigned next[2];  // the group's next row, by round parity
-    Stash<T, THREADS, S, LOG> stash{stash_buf, (int)threadIdx.x};
+    typename Form::template Stash<THREADS, S> stash{buffers..., (int)threadIdx.x};
     unsigned row = g.group;
     int h = held(row);
     // The whole group skips this when it has no row (the harness launches no more groups than rows).
-    if (row < (unsigned)n_rows) stash.load(in(row) + h, g.count - h);
+    if (row < (unsigned)n_rows) stash.load(form, row, g.start + h, in(row) + h, g.count - h);
     while (row < (unsigned)n_rows) {
         Tile tile;
-        tile.template load<LINE>(in(row), h, threadIdx.x);
+        tile.template load<LINE>(form, row, g.start, in(row), h, threadIdx.x);
         g.take_ticket();
-        const sh::MaxSum mine = LOG ? fold_keeping<T>(tile) : tile.fold();
+        const sh::MaxSum mine = tile.fold();
         const sh::MaxSum stashed = stash.fold();
         unsigned next_row;
-        const sh::MaxSum all = g.meet(sh::FastMerge()(mine, stashed), scratch, row_state, next, next_row);
+        const typename Form::Merge merge;
+        const sh::MaxSum all = g.meet(merge, merge(mine, stashed), scratch, row_state, next, next_row);
         T* out = sh::row_of(y, row, n_cols) + g.start;
         stash.store(out + h, stashed, all);
         const int here = h;
         if (next_row < (unsigned)n_rows) {
             h = held(next_row);
-            stash.load(in(next_row) + h, g.count - h);
+            stash.load(form, next_row, g.start + h, in(next_row) + h, g.count - h);
         }
-        if constexpr (LOG) {
-            const float log_d = log_of_sum(all.d);
-            tile.write(out, here, threadIdx.x, [&](int i) { return (tile.get(i) - all.m) - log_d; });
-        } else {
-            tile.store(out, here, threadIdx.x, mine, all);
-        }
+        tile.store(out, here, threadIdx.x, mine, all);
         row = next_row;
     }
     g.leave();
@@ -376,12 +421,13 @@ __device__ __forceinline__ void split_rows(const T* __restrict__ x, T* __restric
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
              int parts) {                                                                                 \
         __shared__ __align__(16) T stash[THREADS * S];                                                    \
-        split_rows<T, THREADS, E, S, LOG>(x, y, n_rows, n_cols, workspace, parts, stash);                \
+        split_rows<T, THREADS, E, S>(PlainForm<T, LOG>{x}, y, n_rows, n_cols, workspace, parts, stash);    \
     }
 #define SPLIT_KERNEL_DYNAMIC(NAME, T, THREADS, BLOCKS, E, S, LOG)                                        \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                        \
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols, unsigned* workspace, \
              int parts) {                                                                                 \
         extern __shared__ __align__(16) unsigned char stash[];                                            \
-        split_rows<T, THREADS, E, S, LOG>(x, y, n_rows, n_cols, workspace, parts, reinterpret_cast<T*>(stash)); \
+        split_rows<T, THREADS, E, S>(PlainForm<T, LOG>{x}, y, n_rows, n_cols, workspace, parts,             \
+                                     reinterpret_cast<T*>(stash));                                         \
     }
