@@ -1,33 +1,30 @@
 #!/usr/bin/env bash
-# The measurements that decide the staged kernels, ~1 GiB inputs, fp32 and bf16, in one process
-# each: the fused forms' online split kernels (staging/kernels) beside their split_row kernels,
-# the dispatcher and torch, at the rows the clusters and the split_row kernels take now; and
-# log_softmax's online split kernel beside the dispatcher (its clusters) at 32768-262144, where
-# it may win too; the backwards' online split kernels beside their split_row kernels, the
-# dispatcher and torch at 131072-2^20. Rows into $1/measure_*.json. Then the few-row latency of
-# the forward's clusters sized 32768 beside the dispatcher (tools/few-rows-latency, cold L2) into
-# $1/few_rows.jsonl.
+# The measurements that decide the staged kernels, ~1 GiB inputs, in one process each, rows into
+# $1/*.json: the mask form's online split kernels (staging/kernels: the register tile's mask words
+# loaded together) beside the promoted ones, the dispatcher and torch, fp32 and bf16; and, for
+# the dispatcher, the online split kernels beside the clusters they might replace: the bf16 fused
+# forms' sized 32768 at 20481-32768, the bf16 backwards' sized 65536 and 73728 at 49152-73728
+# (the misaligned 65535 included), the fp32 backwards' sized 32768 and 65536 at 32768-65536.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
 mkdir -p "$out"
 export PYTHONPATH=.
+m() { python -m softmax_harness measure "$@"; }
 for dtype in float32 bfloat16; do
-  suffix=$([ "$dtype" = bfloat16 ] && echo _bf16)
-  for form in bias mask causal; do
-    python -m softmax_harness measure "scaled_${form}_online_split$suffix@staging/kernels" \
-      "scaled_${form}_split_row$suffix" "scaled_softmax_$form" torch --op "scaled_softmax_$form" \
-      --dtype "$dtype" --cols 32768 65536 98304 131072 151936 262144 524288 1048576 --json "$out/measure_${form}_$dtype.json"
-  done
-  python -m softmax_harness measure "log_softmax_online_split$suffix" log_softmax torch --op log_softmax \
-    --dtype "$dtype" --cols 32768 49152 65535 65536 98304 131072 151936 262144 \
-    --json "$out/measure_log_softmax_$dtype.json"
-  for family in backward log_softmax_backward; do
-    op=$([ "$family" = backward ] && echo softmax_backward || echo log_softmax_backward)
-    python -m softmax_harness measure "${family}_online_split$suffix@staging/kernels" "${family}_split_row$suffix" \
-      "$op" torch --op "$op" --dtype "$dtype" --cols 131072 151936 262144 524288 1048576 \
-      --json "$out/measure_${family}_$dtype.json"
-  done
+  s=$([ "$dtype" = bfloat16 ] && echo _bf16)
+  m "scaled_mask_online_split$s@staging/kernels" "scaled_mask_online_split$s" scaled_softmax_mask torch \
+    --op scaled_softmax_mask --dtype "$dtype" --cols 16384 32768 65535 65536 131072 262144 1048576 \
+    --json "$out/mask_$dtype.json"
 done
-tools/few-rows-latency "$out/few_rows.jsonl" onepass_cluster_c32768@staging/kernels \
-  onepass_cluster_f16_c32768@staging/kernels onepass_cluster_bf16_c32768@staging/kernels
+for form in bias mask causal; do
+  m "scaled_${form}_online_split_bf16" "scaled_${form}_cluster_bf16_c32768" --op "scaled_softmax_$form" \
+    --dtype bfloat16 --cols 20481 24576 28672 32768 --json "$out/forms_c32768_$form.json"
+done
+for family in backward log_softmax_backward; do
+  op=$([ "$family" = backward ] && echo softmax_backward || echo log_softmax_backward)
+  m "${family}_online_split_bf16" "${family}_cluster_bf16_c65536" "${family}_cluster_bf16_c73728" --op "$op" \
+    --dtype bfloat16 --cols 49152 65535 65536 73728 --json "$out/${family}_bf16.json"
+  m "${family}_online_split" "${family}_cluster_c32768" "${family}_cluster_c65536" --op "$op" \
+    --dtype float32 --cols 32768 49152 65536 --json "$out/${family}_f32.json"
+done

@@ -239,9 +239,10 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
-    """A misaligned 16-bit row of 65535 on the tiles sized 73728 (with its shift), an aligned one
-    of 65536 on those sized 65536; vocabularies past them on the online split kernel. log_softmax's
-    16-bit rows past its tiles all go to its online split kernel."""
+    """The fused forms' 16-bit rows: up to 32768 past the block on the online split kernel, an
+    aligned row of 65536 on the cluster sized 65536, a misaligned 65535 (with its shift) on the
+    one sized 73728, and the rows past it on the online split kernel again. log_softmax's and the
+    backwards' 16-bit rows past their tiles all go to their online split kernels."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -249,32 +250,35 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             split = f"{family}_online_split_{short}"
-            assert chosen(151936) == chosen(262144) == split
-            if family == "log_softmax":
+            assert chosen(73729) == chosen(151936) == chosen(262144) == split
+            if not family.startswith("scaled_"):
                 assert chosen(32769) == chosen(65535, aligned=False) == chosen(65536) == split
                 continue
-            assert chosen(65535, aligned=False) == f"{family}_cluster_{short}_c73728"
-            assert chosen(65472, aligned=False) == chosen(65536) == f"{family}_cluster_{short}_c65536"
-            assert chosen(73729) == split
+            assert chosen(24576) == chosen(32768) == split
+            cluster = f"{family}_cluster_{short}_c"
+            assert chosen(32769) == chosen(65472, aligned=False) == chosen(65536) == cluster + "65536"
+            assert chosen(65535, aligned=False) == chosen(73728) == cluster + "73728"
 
 
-def test_every_ops_rows_past_its_last_cluster_go_to_its_online_split_kernel_up_to_2_20():
-    """The rows past the last cluster kept (fp32: the backwards' sized 65536, the fused forms'
-    sized 32768, none for log_softmax; 16 bits: 73728, none for log_softmax) up to 2^20 go over a
-    group of blocks meeting once a row, the longer ones to the block."""
+def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
+    """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
+    form and log_softmax, whose tiles end at 16384 and 32768; 16 bits: the fused forms' cluster
+    sized 73728, the others' tiles at 32768) up to 2^20 go over a group of blocks meeting once a
+    row, the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            if family == "log_softmax":
-                last = 32768
-                assert chosen(last) == f"log_softmax_onepass{suffix}_c32768"
+            if (family, suffix) == ("scaled_mask", ""):
+                last, kernel = 16384, "scaled_mask_onepass_c16384"
+            elif family == "log_softmax" or (suffix and not family.startswith("scaled_")):
+                last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
             else:
-                last = 65536 if suffix == "" and family.endswith("backward") else \
-                    32768 if suffix == "" else 73728
-                assert chosen(last) == f"{family}_cluster{suffix}_c{last}"
+                last = 32768 if suffix == "" else 73728
+                kernel = f"{family}_cluster{suffix}_c{last}"
+            assert chosen(last) == kernel
             assert chosen(last + 1) == chosen(2**20) == f"{family}_online_split{suffix}"
             assert chosen(2**20 + 1).startswith(f"{family}_block")
 
