@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The staged kernels on a GPU, in one call: every variant test and the four sanitizers on the
-# variants staging/kernels/ declares that kernels/ lacks (tools/gpu-check, stopped after
-# $DEADLINE seconds, default 300: the rest is recorded as not run), then staging/measure.sh if
+# variants staging/kernels/ declares that kernels/ lacks, and on those staging/retest names
+# (tools/gpu-check, stopped after $DEADLINE seconds, default 300: the rest is recorded as not run), then staging/measure.sh if
 # there is one and MEASURE is not 0 (the measurements that decide what to promote; it writes
 # under $1; `bash staging/measure.sh DIR` runs it alone, in a call of its own).
 # Results in ${OUT:-/tmp/staged}/staged.tgz, one archive. It changes nothing in the tree.
@@ -13,6 +13,9 @@ mkdir -p "$final"
 export PYTHONPATH=.
 names() { grep -rho "@variant name=[a-z0-9_]*" "$1" 2>/dev/null | sed 's/@variant name=//' | sort -u; }
 variants=$(comm -13 <(names kernels) <(names staging/kernels))  # the staged variants kernels/ lacks
+# and those of kernels/ whose machine code a staged file changes, listed in staging/retest
+variants="$variants $(grep -v '^#' staging/retest 2>/dev/null)"
+variants=$(echo $variants)
 if [ -n "$variants" ]; then
   tools/gpu-check --workers 15 --sanitize --deadline "${DEADLINE:-300}" --test-timeout 240 \
     $(for v in $variants; do echo "--variant $v@staging/kernels"; done) \

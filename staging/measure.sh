@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The measurements that decide the staged kernels, ~1 GiB inputs, in one process each, rows into
-# $1/*.json: the mask form's online split kernels (staging/kernels: the register tile's mask words
-# loaded together) beside the promoted ones, the dispatcher and torch, fp32 and bf16; and, for
-# the dispatcher, the online split kernels beside the clusters they might replace: the bf16 fused
-# forms' sized 32768 at 20481-32768, the bf16 backwards' sized 65536 and 73728 at 49152-73728
-# (the misaligned 65535 included), the fp32 backwards' sized 32768 and 65536 at 32768-65536.
+# $1/*.json: the mask form's register tiles and clusters with the staged include/scaled.cuh (the
+# mask words of four chunks loaded together) beside the same kernels of kernels/, at the sizes the
+# dispatcher gives them (fp32 tiles at 1024-16384; bf16 tiles at 1024-16384 and the clusters sized
+# 65536 and 73728 at 49152-73728), fp32 and bf16.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
@@ -13,18 +12,14 @@ export PYTHONPATH=.
 m() { python -m softmax_harness measure "$@"; }
 for dtype in float32 bfloat16; do
   s=$([ "$dtype" = bfloat16 ] && echo _bf16)
-  m "scaled_mask_online_split$s@staging/kernels" "scaled_mask_online_split$s" scaled_softmax_mask torch \
-    --op scaled_softmax_mask --dtype "$dtype" --cols 16384 32768 65535 65536 131072 262144 1048576 \
-    --json "$out/mask_$dtype.json"
+  for c in 1024 4096 8192 16384; do
+    v="scaled_mask_onepass${s}_c$c"
+    m "$v@staging/kernels" "$v" scaled_softmax_mask --op scaled_softmax_mask --dtype "$dtype" --cols $((c * 3 / 4)) "$c" \
+      --json "$out/tile_${dtype}_$c.json"
+  done
 done
-for form in bias mask causal; do
-  m "scaled_${form}_online_split_bf16" "scaled_${form}_cluster_bf16_c32768" --op "scaled_softmax_$form" \
-    --dtype bfloat16 --cols 20481 24576 28672 32768 --json "$out/forms_c32768_$form.json"
-done
-for family in backward log_softmax_backward; do
-  op=$([ "$family" = backward ] && echo softmax_backward || echo log_softmax_backward)
-  m "${family}_online_split_bf16" "${family}_cluster_bf16_c65536" "${family}_cluster_bf16_c73728" --op "$op" \
-    --dtype bfloat16 --cols 49152 65535 65536 73728 --json "$out/${family}_bf16.json"
-  m "${family}_online_split" "${family}_cluster_c32768" "${family}_cluster_c65536" --op "$op" \
-    --dtype float32 --cols 32768 49152 65536 --json "$out/${family}_f32.json"
+for pair in "65536 49152" "73728 65535"; do
+  set -- $pair
+  v="scaled_mask_cluster_bf16_c$1"
+  m "$v@staging/kernels" "$v" --op scaled_softmax_mask --dtype bfloat16 --cols "$2" "$1" --json "$out/cluster_$1.json"
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every staged file but trial/'s onto its namesake in kernels/ (git mv), and dispatch.OP_TABLES onto them
-# (dispatch_op_tables.patch, where there is one). Then: tests/test_compile.py whole, and the GPU suite before anything
+# (dispatch_op_tables.patch, where there is one); staging/retest goes with them. Then: tests/test_compile.py whole, and the GPU suite before anything
 # else on the device (staging/README.md).
 set -eu
 cd "$(dirname "$0")/.."
@@ -12,4 +12,5 @@ patch=staging/dispatch_op_tables.patch
   git mv -f "staging/kernels/$f" "kernels/$f"
 done
 if [ -e "$patch" ]; then git apply "$patch" && git rm -q "$patch"; fi
+if [ -e staging/retest ]; then git rm -q staging/retest; fi
 git status --short
