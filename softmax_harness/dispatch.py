@@ -142,13 +142,14 @@ _CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 1310
 #: 0.58-0.60 against 0.31-0.49, the softmax backward 0.89-1.00 against 0.64-0.72 and 0.92-0.97
 #: against 0.48-0.86, log_softmax's backward 0.88-1.00 against the block's 0.67-0.71 and
 #: 0.75-0.90 against 0.50-0.76; log_softmax 0.91-0.94 against 0.55-0.66 (its two-meeting split
-#: row, log_softmax_online_split.jsonl).
+#: row, log_softmax_online_split.jsonl). The mask form's, its tile's mask words since loaded
+#: together, 0.80-0.91 and 0.54-0.57 at 65536-2^20 (online_split_mask_and_crossovers.jsonl).
 SPLIT_LONGEST = 2**20
 #: family -> type -> the cluster sizes whose rows the online split kernel takes instead, in their
 #: place in the ladder (online_split_ops.jsonl, online_split_mask_and_crossovers.jsonl): in fp32
 #: log_softmax's and the fused forms' sized 65536 and 131072 (log_softmax at C = 49152-131072 0.73-0.88
 #: of copy against 0.91-0.93; the forms at 65536-131072 0.53-0.98 against 0.90-1.00), the
-#: backwards' sized 65536 and 131072 (0.62-0.97 against 0.99-1.01 at 32768-131072); in 16 bits
+#: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072); in 16 bits
 #: every cluster of log_softmax (0.53-0.79 against 0.91-0.93 at 32768-131072, the misaligned 65535
 #: 0.59 against 0.91) and of the backwards (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535
 #: included), and the fused forms' sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768), 131072
@@ -173,8 +174,8 @@ _SPLIT_INSTEAD = {
 
 def _ladder(family: str, suffix: str):
     """The variants of ``family`` (their names' prefix) for one element type (``suffix``: "",
-    "_f16", "_bf16"): a register tile sized to the row, then (for the backwards) the cluster, then
-    the block."""
+    "_f16", "_bf16"): a register tile sized to the row, then the clusters and the online split
+    kernel, each where it measured faster, then the block."""
     block = (None, f"{family}_block{suffix or '_1024'}")
     split = f"{family}_online_split{suffix}"
     entries = [(c, f"{family}_onepass{suffix}_c{c}") for c in _tile_sizes(family, suffix)]
