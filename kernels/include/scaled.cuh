@@ -159,38 +159,65 @@ struct BiasTile {  // t = scale * x + bias: the bias in a tile lined up with x's
     }
 };
 
+// Which positions of a register tile's chunks the mask row m (n elements, the tile's row) keeps,
+// given to keep(k, bits) a chunk at a time (bit j: chunk k's position j lies inside the row and
+// its mask byte is 0). A chunk's W bytes come as W / 4 aligned words where the chunk lies inside
+// the row and its bytes start on a W-byte boundary (the mask row misaligned as x's), else byte by
+// byte; nothing outside the row is read. The words of GROUP chunks are loaded before any is used,
+// so that their loads are in flight together: loaded and used a chunk at a time, each load waited
+// on its use before the next was issued (the mask form's online split kernel reached 0.69-0.72 of
+// a copy so, 0.80-0.91 with its words together:
+// reports/measurements/online_split_mask_and_crossovers.jsonl; the register tiles, 0.45-0.93 of a
+// copy at 768-16384 columns, went to 0.52-1.00: reports/measurements/mask_tiles_grouped.jsonl). GROUP bounds the registers the
+// words take: with four, the 16-bit online split kernels spilled 4 bytes, with all eight chunks'
+// the 16-bit split_row kernels (64 elements a thread) 8.
+template <class Tile, class Keep>
+__device__ __forceinline__ void kept_chunks(const Tile& x, const bool* __restrict__ m, int n, int lane, Keep&& keep) {
+    constexpr int W = Tile::W, GROUP = 3;
+    static_assert(W % 4 == 0, "a chunk's mask bytes are whole words");
+#pragma unroll
+    for (int g = 0; g < Tile::CHUNKS; g += GROUP) {
+        bool whole[GROUP];
+        unsigned w[GROUP][W / 4];
+#pragma unroll
+        for (int k = g; k < g + GROUP && k < Tile::CHUNKS; ++k) {
+            const int first = x.element(W * k, lane);
+            whole[k - g] = x.shift >= 0 && first >= 0 && first + W <= n &&
+                           reinterpret_cast<size_t>(m + first) % W == 0;
+            if (whole[k - g]) load_words<W / 4>(m + first, w[k - g]);
+        }
+#pragma unroll
+        for (int k = g; k < g + GROUP && k < Tile::CHUNKS; ++k) {
+            unsigned bits = 0;
+#pragma unroll
+            for (int j = 0; j < W; ++j) {
+                if (whole[k - g]) {
+                    if (!((w[k - g][j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
+                } else {
+                    const int e = x.element(W * k + j, lane);
+                    if (e >= 0 && e < n && !m[e]) bits |= 1u << j;
+                }
+            }
+            keep(k, bits);
+        }
+    }
+}
+
 template <class T, int LANES, int E>
 struct MaskTile {  // t = -inf where the mask is true, else scale * x
     using Tile = RowTile<T, LANES, E>;
     static constexpr int W = Tile::W;
-    static_assert(W % 4 == 0, "a chunk's mask bytes are whole words");
     Tile x;
     TileBits<E> keep;
     float scale;
-    // A chunk's W mask bytes come as W / 4 aligned words where the mask row is misaligned as x's
-    // (so a whole chunk's bytes start on a W-byte boundary), else byte by byte; nothing outside
-    // the row is read.
     __device__ __forceinline__ void load(const T* xr, const bool* mr, int n, int lane) {
         x.load(xr, n, lane);
-        const bool words = x.shift >= 0 && (reinterpret_cast<size_t>(mr) + W - x.shift) % W == 0;
         keep.clear();
+        kept_chunks(x, mr, n, lane, [&](int k, unsigned bits) {
 #pragma unroll
-        for (int k = 0; k < Tile::CHUNKS; ++k) {
-            const int first = x.element(W * k, lane);
-            if (words && first >= 0 && first + W <= n) {
-                unsigned w[W / 4];
-                load_words<W / 4>(mr + first, w);
-#pragma unroll
-                for (int j = 0; j < W; ++j)
-                    if (!((w[j / 4] >> (8 * (j % 4))) & 0xffu)) keep.set(W * k + j);
-            } else {
-#pragma unroll
-                for (int j = 0; j < W; ++j) {
-                    const int e = x.element(W * k + j, lane);
-                    if (e >= 0 && e < n && !mr[e]) keep.set(W * k + j);
-                }
-            }
-        }
+            for (int j = 0; j < W; ++j)
+                if (bits >> j & 1u) keep.set(W * k + j);
+        });
     }
     __device__ __forceinline__ float operator()(int i) const {
         return keep[i] ? __fmul_rn(scale, x.get(i)) : neg_inf();

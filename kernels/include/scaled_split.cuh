@@ -14,62 +14,6 @@
 
 namespace {
 
-// Which of W mask elements `first` .. first + W - 1 of a part of n are kept (bit j: element
-// first + j lies inside [0, n) and its mask byte is 0); whole words where aligned.
-template <int W>
-__device__ __forceinline__ unsigned kept_of(const bool* __restrict__ mask, int first, int n) {
-    unsigned bits = 0;
-    if (first >= 0 && first + W <= n && reinterpret_cast<size_t>(mask + first) % W == 0) {
-        unsigned w[W / 4];
-        sh::load_words<W / 4>(mask + first, w);
-#pragma unroll
-        for (int j = 0; j < W; ++j)
-            if (!((w[j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
-    } else {
-#pragma unroll
-        for (int j = 0; j < W; ++j)
-            if (first + j >= 0 && first + j < n && !mask[first + j]) bits |= 1u << j;
-    }
-    return bits;
-}
-
-// Which positions of a register tile's chunks the mask row m of a part of n keeps, given to
-// keep(k, bits) a chunk at a time (bit j: chunk k's position j lies inside the part and its mask
-// byte is 0). Where every chunk lies inside the part and m is misaligned as x's vectors, all the
-// chunks' words are loaded before any is used, so that their loads are in flight together
-// (tested and loaded a chunk at a time, each load waited on its use before the next was issued:
-// the SASS of scaled_mask_online_split); else a chunk at a time (kept_of), or element by element.
-template <class X, class Keep>
-__device__ __forceinline__ void kept_bits(const X& x, const bool* __restrict__ m, int n, int lane, Keep&& keep) {
-    constexpr int W = X::W;
-    const int first = x.element(0, lane), end = x.element(W * (X::CHUNKS - 1), lane) + W;
-    if (x.shift >= 0 && first >= 0 && end <= n && reinterpret_cast<size_t>(m + first) % W == 0) {
-        unsigned w[X::CHUNKS][W / 4];
-#pragma unroll
-        for (int k = 0; k < X::CHUNKS; ++k) sh::load_words<W / 4>(m + x.element(W * k, lane), w[k]);
-#pragma unroll
-        for (int k = 0; k < X::CHUNKS; ++k) {
-            unsigned bits = 0;
-#pragma unroll
-            for (int j = 0; j < W; ++j)
-                if (!((w[k][j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
-            keep(k, bits);
-        }
-    } else if (x.shift >= 0) {
-#pragma unroll
-        for (int k = 0; k < X::CHUNKS; ++k) keep(k, kept_of<W>(m, x.element(W * k, lane), n));
-    } else {  // element by element: a chunk's positions are not neighbours
-#pragma unroll
-        for (int k = 0; k < X::CHUNKS; ++k) {
-            unsigned bits = 0;
-#pragma unroll
-            for (int j = 0; j < W; ++j)
-                if (x.inside(W * k + j, n, lane) && !m[x.element(W * k + j, lane)]) bits |= 1u << j;
-            keep(k, bits);
-        }
-    }
-}
-
 // A form's register tile, given the form's t(i) (Derived: CRTP) for 16-bit tiles, which keep x's
 // bits; float tiles hold t in place from the load (then their exponentials, as the forward's).
 // The shifted exponentials' range check is float's (|m| < 2^22), whatever T: scale * x of a
@@ -291,7 +235,7 @@ struct MaskedForm {
                 }
             };
             if constexpr (MASK) {
-                kept_bits(x, sh::row_of(f.mask, row, f.n_cols) + col, n, lane, apply);
+                sh::kept_chunks(x, sh::row_of(f.mask, row, f.n_cols) + col, n, lane, apply);
             } else {
                 const int last = f.last_kept(row, col);
 #pragma unroll
