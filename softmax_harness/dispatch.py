@@ -145,8 +145,8 @@ _CLUSTER_SIZES = {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 1310
 #: row, log_softmax_online_split.jsonl). The mask form's, its tile's mask words since loaded
 #: together, 0.80-0.91 and 0.54-0.57 at 65536-2^20 (online_split_mask_and_crossovers.jsonl).
 SPLIT_LONGEST = 2**20
-#: family -> type -> the cluster sizes whose rows the online split kernel takes instead, in their
-#: place in the ladder (online_split_ops.jsonl, online_split_mask_and_crossovers.jsonl): in fp32
+#: family -> type -> the tile and cluster sizes whose rows the online split kernel takes instead,
+#: in their place in the ladder (online_split_ops.jsonl, online_split_mask_and_crossovers.jsonl): in fp32
 #: log_softmax's and the fused forms' sized 65536 and 131072 (log_softmax at C = 49152-131072 0.73-0.88
 #: of copy against 0.91-0.93; the forms at 65536-131072 0.53-0.98 against 0.90-1.00), the
 #: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072); in 16 bits
@@ -154,17 +154,19 @@ SPLIT_LONGEST = 2**20
 #: 0.59 against 0.91) and of the backwards (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535
 #: included), and the fused forms' sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768), 131072
 #: and 262144 (0.31-0.75 against 0.50-0.77 at 98304-262144; only the bias form's at 131072 itself
-#: was ahead, 0.75 against 0.74); and the fp32 mask form's sized 32768 (0.69 against 0.91, the tile
-#: at 16384 0.48 against 0.91). Kept: the other fp32 clusters sized 32768 (the backward's 1.00
-#: against 1.00; the bias and causal forms' measured at 32768 only, 0.97 and 0.85 against 1.00 and
-#: 0.92), and in 16 bits the fused forms' sized 65536 (bias 0.88 against 0.75, mask
-#: 0.67 against 0.57, causal 0.69 against 0.63) and 73728 (not measured beside it). fp16 follows
-#: bf16 (the same kernels over another type).
+#: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
+#: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
+#: loaded three chunks at a time: mask_tile_16384_crossover.jsonl). Kept: the other fp32 clusters
+#: sized 32768 (the backward's 1.00 against 1.00; the bias and causal forms' measured at 32768
+#: only, 0.97 and 0.85 against 1.00 and 0.92), and in 16 bits the fused forms' sized 65536 (bias
+#: 0.88 against 0.75, mask 0.67 against 0.57, causal 0.69 against 0.63) and 73728 (not measured
+#: beside it), and the mask form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384). fp16
+#: follows bf16 (the same kernels over another type).
 _SPLIT_INSTEAD = {
     "log_softmax": {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                     "_bf16": (65536, 73728, 131072, 262144)},
-    **{family: {"": (32768,) * (family == "scaled_mask") + (65536, 131072), "_f16": (32768, 131072, 262144),
-                "_bf16": (32768, 131072, 262144)}
+    **{family: {"": (16384, 32768) * (family == "scaled_mask") + (65536, 131072),
+                "_f16": (32768, 131072, 262144), "_bf16": (32768, 131072, 262144)}
        for family in ("scaled_bias", "scaled_mask", "scaled_causal")},
     **{family: {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                 "_bf16": (65536, 73728, 131072, 262144)}
@@ -178,12 +180,13 @@ def _ladder(family: str, suffix: str):
     kernel, each where it measured faster, then the block."""
     block = (None, f"{family}_block{suffix or '_1024'}")
     split = f"{family}_online_split{suffix}"
-    entries = [(c, f"{family}_onepass{suffix}_c{c}") for c in _tile_sizes(family, suffix)]
+    instead = _SPLIT_INSTEAD.get(family, {}).get(suffix, ())
+    entries = [(c, split if c in instead else f"{family}_onepass{suffix}_c{c}")
+               for c in _tile_sizes(family, suffix)]
     start = _CLUSTER_FROM.get(family, {}).get(suffix)
     if start is not None:
         if start - 1 > entries[-1][0]:
             entries.append((start - 1, block[1]))
-        instead = _SPLIT_INSTEAD.get(family, {}).get(suffix, ())
         entries += [(c, split if c in instead else f"{family}_cluster{suffix}_c{c}")
                     for c in _CLUSTER_SIZES[suffix] if c >= start]
     entries.append((SPLIT_LONGEST, split))

@@ -262,9 +262,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
 
 def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
-    form and log_softmax, whose tiles end at 16384 and 32768; 16 bits: the fused forms' cluster
-    sized 73728, the others' tiles at 32768) up to 2^20 go over a group of blocks meeting once a
-    row, the longer ones to the block."""
+    form, whose last tile kept is sized 8192, and log_softmax, whose tiles end at 32768; 16 bits:
+    the fused forms' cluster sized 73728, the others' tiles at 32768) up to 2^20 go over a group
+    of blocks meeting once a row, the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -272,7 +272,7 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
             if (family, suffix) == ("scaled_mask", ""):
-                last, kernel = 16384, "scaled_mask_onepass_c16384"
+                last, kernel = 8192, "scaled_mask_onepass_c8192"
             elif family == "log_softmax" or (suffix and not family.startswith("scaled_")):
                 last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
             else:
