@@ -103,8 +103,11 @@ _TILE_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384)
 
 def _tile_sizes(family: str, suffix: str):
     """The register tiles of log_softmax, the fused forward and the backwards, a kernel a row size
-    (kernels/*/*_onepass.cu): log_softmax's go on to 32768, and the backwards' in 16 bits."""
-    longer = family == "log_softmax" or (family.endswith("backward") and suffix != "")
+    (kernels/*/*_onepass*.cu): log_softmax's go on to 32768, and in 16 bits the backwards' and the
+    bias form's (0.41-0.98 of copy at 16385-32768 against the block's and the online split
+    kernel's 0.41-0.77: reports/measurements/form_tiles_c32768.jsonl)."""
+    longer = family == "log_softmax" or \
+        (suffix != "" and (family.endswith("backward") or family == "scaled_bias"))
     return _TILE_SIZES + (32768,) * longer
 
 
@@ -114,12 +117,13 @@ def _tile_sizes(family: str, suffix: str):
 #: is faster from 24576 columns on in every op and type, by 0.05-0.45 of copy, and so is
 #: everything at 16385 but the fp32 backwards (block 0.82-0.93, cluster 0.66-0.71) and the
 #: 16-bit bias form (0.41 against 0.29). Between them (cluster_crossover.jsonl) the cluster wins
-#: from 18432 in the softmax backward, 22528 in log_softmax's (0.81 both) and the bias form.
+#: from 18432 in the softmax backward, 22528 in log_softmax's (0.81 both) and the bias form. The
+#: 16-bit bias form's rows up to 32768 now go to its tile sized 32768 (`_tile_sizes`).
 _CLUSTER_FROM = {"backward": {"": 17409, "_f16": 32769, "_bf16": 32769},
                  "log_softmax_backward": {"": 22529, "_f16": 32769, "_bf16": 32769},
                  "log_softmax": {"": 32769, "_f16": 32769, "_bf16": 32769},
-                 **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 4096 * (form == "bias"),
-                                       "_bf16": 16385 + 4096 * (form == "bias")}
+                 **{f"scaled_{form}": {"": 16385, "_f16": 16385 + 16384 * (form == "bias"),
+                                       "_bf16": 16385 + 16384 * (form == "bias")}
                     for form in ("bias", "mask", "causal")}}
 #: The cluster kernels' row sizes. In 16 bits, 73728 (288 threads) holds a misaligned row of
 #: 65535 with its shift, which the tiles sized 65536 do not (they read it element by element),
@@ -152,7 +156,8 @@ SPLIT_LONGEST = 2**20
 #: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072); in 16 bits
 #: every cluster of log_softmax (0.53-0.79 against 0.91-0.93 at 32768-131072, the misaligned 65535
 #: 0.59 against 0.91) and of the backwards (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535
-#: included), and the fused forms' sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768), 131072
+#: included), the mask and causal forms' sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768;
+#: the bias form's rows there go to its tile sized 32768, 0.41-0.98 against 0.41-0.77), 131072
 #: and 262144 (0.31-0.75 against 0.50-0.77 at 98304-262144; only the bias form's at 131072 itself
 #: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
 #: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
@@ -166,7 +171,7 @@ _SPLIT_INSTEAD = {
     "log_softmax": {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                     "_bf16": (65536, 73728, 131072, 262144)},
     **{family: {"": (16384, 32768) * (family == "scaled_mask") + (65536, 131072),
-                "_f16": (32768, 131072, 262144), "_bf16": (32768, 131072, 262144)}
+                **dict.fromkeys(("_f16", "_bf16"), (32768,) * (family != "scaled_bias") + (131072, 262144))}
        for family in ("scaled_bias", "scaled_mask", "scaled_causal")},
     **{family: {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                 "_bf16": (65536, 73728, 131072, 262144)}
