@@ -159,3 +159,132 @@ def test_shard_reports_of_other_trees_or_suites_are_not_merged(tmp_path, key):
     assert schema.merge([one, {**one, "shard": "2/2"}])["suite_sha256"] == one["suite_sha256"]
     with pytest.raises(ValueError, match=f"disagree on {key}"):
         schema.merge([one, other])
+
+
+def _answer(earlier, same):
+    """A ``tools/sass-same`` answer for ``earlier`` vouching for ``same``: ref -> (before, now)."""
+    return {"report_generated": earlier["generated"], "arch": "sm_90", "toolchain": "NVRTC 13.0",
+            "base": "abc", "changed": {},
+            "same": {ref: {"before": before, "now": now, "sass": "s"} for ref, (before, now) in same.items()}}
+
+
+def test_a_run_since_a_report_carries_the_moved_variants_whose_sass_the_answer_vouches_for(tmp_path,
+                                                                                           monkeypatch):
+    refs = _kernels(tmp_path)
+    k1, k2 = refs
+    bad = "bad_early_return"
+    digests = carry.variant_digests(refs + [bad])
+    path, answer = tmp_path / "gpu.json", tmp_path / "same_sass.json"
+    earlier = _earlier(refs, {**digests, k1: "an older k1", k2: "an older k2"})
+    schema.write(earlier, path)
+    schema.write(_answer(earlier, {k2: ("an older k2", digests[k2])}), answer)
+    ran = {}
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, args, *rest: ran.setdefault(label, [
+        a.split("=", 1)[1] for a in args if a.startswith("--variant=")]) and [])
+    report = orchestrate.run_suite(orchestrate.Plan(variants=[*refs, bad], since=path, same_sass=answer),
+                                   io.StringIO())
+    assert ran["variants"] == [k1]  # k2's sources moved, its machine code did not
+    assert f"t.py::x[{k2}]" in {t["nodeid"] for t in report["tests"]}
+    assert report["since"]["same_sass"] == {"file": "same_sass.json", "base": "abc", "arch": "sm_90",
+                                            "toolchain": "NVRTC 13.0", "variants": [k2]}
+    # k2 edited after the answer was made: the answer no longer speaks for what would run
+    (tmp_path / "k2.cu").write_text((tmp_path / "k2.cu").read_text() + "// edited again\n")
+    vouched = carry.vouched_by(_answer(earlier, {k2: ("an older k2", digests[k2])}), earlier, "a")
+    assert carry.unchanged(earlier, refs, vouched) == []
+
+
+def test_a_same_sass_answer_for_another_report_or_without_since_is_refused(tmp_path, capsys):
+    from softmax_harness.run.cli import main
+
+    refs = _kernels(tmp_path)
+    earlier = _earlier(refs, carry.variant_digests(refs))
+    schema.write(earlier, tmp_path / "gpu.json")
+    schema.write({**_answer(earlier, {}), "report_generated": "2026-11-30T00:00:00Z"}, tmp_path / "same.json")
+    argv = ["--variant", refs[0], "--same-sass", str(tmp_path / "same.json")]
+    assert main(["--since", str(tmp_path / "gpu.json"), *argv]) == 2
+    assert "made for the report generated 2026-11-30T00:00:00Z" in capsys.readouterr().err
+    assert main(argv) == 2
+    assert "name one" in capsys.readouterr().err
+    (tmp_path / "same.json").write_text("{}")
+    assert main(["--since", str(tmp_path / "gpu.json"), *argv]) == 2
+    assert "not an answer of tools/sass-same" in capsys.readouterr().err
+
+
+LISTING = """
+Fatbin elf code:
+================
+arch = sm_90
+host = linux
+
+\tcode for sm_90
+\t\tFunction : kb
+\t.headerflags\t@"EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */
+                                                                   /* 0x000fe20000000800 */
+        /*0010*/                   EXIT ;                          /* 0x000000000000794d */
+                                                                   /* 0x000fea0003800000 */
+\t\t..........
+
+\t\tFunction : ka
+        /*0000*/                   EXIT ;                          /* 0x000000000000794d */
+                                                                   /* 0x000fea0003800000 */
+"""
+
+
+def test_each_kernels_sass_is_read_apart_with_its_scheduling_and_without_the_listings_header():
+    from softmax_harness.run import sass
+
+    kernels = sass.functions(LISTING)
+    assert list(kernels) == ["kb", "ka"]
+    assert [" ".join(line.split()) for line in kernels["ka"].splitlines()] == [
+        "/*0000*/ EXIT ; /* 0x000000000000794d */", "/* 0x000fea0003800000 */"]
+    assert "LDC" in kernels["kb"] and "headerflags" not in kernels["kb"] and "sm_90" not in kernels["kb"]
+    # the same instructions scheduled otherwise (another stall count) are another kernel
+    assert sass.functions(LISTING.replace("0x000fea0003800000", "0x000fe40003800000"))["ka"] != kernels["ka"]
+
+
+def _tree(root, inc, headers=None):
+    """A repository copy in ``root``: three kernels including inc.cuh (only ka calls it)."""
+    (root / "kernels").mkdir(parents=True)
+    (root / "softmax_harness").mkdir()
+    (root / "softmax_harness" / "variant.py").write_text("# the launch\n")
+    (root / "kernels" / "inc.cuh").write_text(inc)
+    body = {"ka": "y[i] = helper(x[i]);", "kb": "y[i] = 2.0f * x[i];", "kc": "y[i] = x[i] - 1.0f;"}
+    for name, line in body.items():
+        header = (headers or {}).get(name, HEADER.format(name=name))
+        (root / "kernels" / f"{name}.cu").write_text(
+            header + '#include "inc.cuh"\nextern "C" __global__ void ' + name +
+            "(const float* x, float* y, int n, int c) {\n    int i = threadIdx.x;\n"
+            "    if (i < c) " + line + "\n}\n")
+    return [f"{name}@{root / 'kernels'}" for name in body]
+
+
+def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_not_move(tmp_path, monkeypatch):
+    """An edit to a shared header that only one kernel's code uses: the offline compile finds the
+    other kernels' SASS unchanged (one's @variant line changed, so it is not vouched for)."""
+    pytest.importorskip("cuda.bindings")
+    from softmax_harness.run import sass
+
+    try:
+        sass.cuobjdump()
+    except RuntimeError:
+        pytest.skip("no cuobjdump")
+    helper = "static __device__ __forceinline__ float helper(float v) {{ return v + {}; }}\n"
+    base, now = tmp_path / "base", tmp_path / "now"
+    _tree(base, helper.format("1.0f"))
+    other_header = HEADER.format(name="kc").replace("threads=32", "threads=64")
+    refs = _tree(now, helper.format("2.0f"), {"kc": other_header})
+    monkeypatch.setattr(carry, "ROOT", now)
+    monkeypatch.setattr(carry, "LAUNCH_PATH", (now / "softmax_harness" / "variant.py",))
+    ka, kb, kc = refs
+    earlier = {"generated": "2026-12-01T00:00:00Z", "variants_sha256": carry.variant_digests(refs, base)}
+    answer = sass.same_machine_code(earlier, base, workers=1, refs=refs)
+    assert set(answer["same"]) == {kb}
+    assert answer["changed"] == {ka: "its SASS changed", kc: "its @variant line changed"}
+    assert answer["same"][kb]["before"] == earlier["variants_sha256"][kb] != answer["same"][kb]["now"]
+    with pytest.raises(ValueError, match="not the tree the report tested"):
+        sass.same_machine_code({**earlier, "variants_sha256": {r: "other" for r in refs}}, base, workers=1,
+                               refs=refs)
+    (base / "softmax_harness" / "variant.py").write_text("# another launch\n")
+    moved = sass.same_machine_code(earlier, base, workers=1, refs=refs)
+    assert moved["same"] == {} and set(moved["changed"]) == set(refs)

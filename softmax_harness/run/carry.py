@@ -1,5 +1,6 @@
 """What a run takes over from an earlier complete report (``gpu-check --since REPORT``): the
-outcomes of the variants whose sources are unchanged since it.
+outcomes of the variants whose sources are unchanged since it, and, with ``--same-sass FILE``,
+of those whose sources changed but not their machine code (:mod:`.sass`).
 
 A variant's digest covers what decides the code it runs and how it is launched: its kernel file
 and every file that file includes (the expanded source, file by file), the compiler's options,
@@ -17,6 +18,7 @@ since it (``since.suite_changed``), so that a carried outcome says which suite j
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 from .. import catalog, compiler
@@ -59,30 +61,50 @@ def suite_changes(earlier: dict) -> list[str] | str:
     return sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k))
 
 
-def _key(path: Path) -> str:
+def _key(path: Path, tree: Path | None = None) -> str:
     """A file's name in a digest: ``kernels/...`` wherever the package is installed (as
-    :func:`.schema.kernel_digests` keys them), else relative to the repository where inside it."""
-    for base in (KERNELS_DIR.resolve().parent, ROOT):
+    :func:`.schema.kernel_digests` keys them), else relative to the repository where inside it
+    (or to ``tree``, another copy of the repository, where given)."""
+    for base in (tree.resolve(),) if tree else (KERNELS_DIR.resolve().parent, ROOT):
         if path.is_relative_to(base):
             return str(path.relative_to(base))
     return str(path)
 
 
-def _launch_path_digest() -> str:
+def in_tree(path: Path, tree: Path) -> Path:
+    """Where ``path`` (a file of this repository or of the installed package's kernels) lies in
+    ``tree``, another copy of the repository (a commit's files, say)."""
+    path = path.resolve()
+    for base in (KERNELS_DIR.resolve().parent, ROOT.resolve()):
+        if path.is_relative_to(base):
+            return tree / path.relative_to(base)
+    raise ValueError(f"{path} lies outside the repository")
+
+
+def launch_path_digest(tree: Path | None = None) -> str:
+    """The digest of the compiler's options and the :data:`LAUNCH_PATH` modules (``tree``'s copies
+    of them where given)."""
     h = hashlib.sha256(repr(compiler.OPTIONS + compiler.CUPY_IMPLICIT_OPTIONS).encode())
     for path in LAUNCH_PATH:
+        path = in_tree(path, tree) if tree else path
         h.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
 
 
-def variant_digests(refs: list[str]) -> dict[str, str]:
-    """ref -> the digest of what ``ref`` runs (see the module's text)."""
-    launch = _launch_path_digest()
+def variant_digests(refs: list[str], tree: Path | None = None) -> dict[str, str]:
+    """ref -> the digest of what ``ref`` runs (see the module's text); with ``tree``, of what it
+    ran in that copy of the repository (the refs it lacks left out)."""
+    launch = launch_path_digest(tree)
     digests = {}
     for ref in refs:
+        path = catalog.variant(ref).spec.path
+        if tree:
+            path = in_tree(path, tree)
+            if not path.is_file():
+                continue
         h = hashlib.sha256(launch.encode())
-        for path in compiler.sources(catalog.variant(ref).spec.path):
-            h.update(_key(path).encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+        for source in compiler.sources(path):
+            h.update(_key(source, tree).encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
         digests[ref] = h.hexdigest()
     return digests
 
@@ -110,13 +132,36 @@ def check_base(earlier: dict, name: str) -> None:
         raise ValueError(f"--since {name}: a sanitizer result in it is not clean")
 
 
-def unchanged(earlier: dict, refs: list[str]) -> list[str]:
-    """Those of ``refs`` whose digest is the one ``earlier`` recorded, and that it has tests of."""
-    recorded = earlier["variants_sha256"]
-    same = {ref for ref, digest in variant_digests(refs).items() if recorded.get(ref) == digest}
+def unchanged(earlier: dict, refs: list[str], vouched: dict | None = None) -> list[str]:
+    """Those of ``refs`` whose digest is the one ``earlier`` recorded, or whose move from it to
+    their digest now ``vouched`` (:func:`vouched_by`) vouches for, and that it has tests of."""
+    recorded, vouched = earlier["variants_sha256"], vouched or {}
+    same = {ref for ref, digest in variant_digests(refs).items() if recorded.get(ref) == digest
+            or vouched.get(ref) == {"before": recorded.get(ref), "now": digest}}
     first = {t["nodeid"].partition("[")[2].split("-")[0] for t in earlier["tests"]}  # a quick answer
     return [ref for ref in refs if ref in same
             and (ref in first or any(runs_on(t["nodeid"], {ref}) for t in earlier["tests"]))]
+
+
+def read_same_sass(path: Path) -> dict:
+    """``tools/sass-same``'s answer in ``path``; ValueError where it is not one."""
+    try:
+        answer = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"--same-sass {path}: {exc}") from None
+    if not isinstance(answer, dict) or not {"report_generated", "arch", "toolchain", "same"} <= answer.keys():
+        raise ValueError(f"--same-sass {path}: not an answer of tools/sass-same")
+    return answer
+
+
+def vouched_by(same_sass: dict, earlier: dict, name: str) -> dict:
+    """ref -> {"before": digest, "now": digest} of the variants whose machine code ``same_sass``
+    (``tools/sass-same``'s answer for ``earlier``) found unchanged; ValueError where it was made
+    for another report."""
+    if same_sass.get("report_generated") != earlier["generated"]:
+        raise ValueError(f"--same-sass {name}: made for the report generated "
+                         f"{same_sass.get('report_generated')}, not {earlier['generated']}")
+    return {ref: {"before": v["before"], "now": v["now"]} for ref, v in same_sass["same"].items()}
 
 
 def carried(earlier: dict, correct: list[str], bad: list[str], tools) -> dict:

@@ -55,6 +55,9 @@ def parser() -> argparse.ArgumentParser:
                         "REPORT (a whole, clean report, such as reports/gpu.json) recorded, with every "
                         "test that takes no variant, and carry REPORT's outcomes, sanitizer results and "
                         "tallies for the rest (on one GPU)")
+    p.add_argument("--same-sass", type=Path, default=None, metavar="FILE",
+                   help="with --since: carry as well the variants whose sources moved but whose "
+                        "machine code FILE (tools/sass-same REPORT REV) found the same as REPORT's")
     p.add_argument("--no-tests", action="store_true", help="skip the test suite")
     p.add_argument("--bench", action="store_true",
                    help="run the benchmark sweep, save it under .benchmarks/ and write reports/bench.*")
@@ -78,8 +81,10 @@ def main(argv=None) -> int:
             return 0 if schema.clean(report["summary"]) else 1
         plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
                     workers=args.workers, variants=args.variant, shard=args.shard, group=args.group,
-                    deadline=args.deadline, rest_of=args.rest_of, since=args.since, sanitize=args.sanitize,
-                    sanitizer_timeout=args.sanitizer_timeout)
+                    deadline=args.deadline, rest_of=args.rest_of, since=args.since, same_sass=args.same_sass,
+                    sanitize=args.sanitize, sanitizer_timeout=args.sanitizer_timeout)
+        if args.same_sass and not args.since:
+            raise ValueError("--same-sass vouches for variants against --since's report: name one")
         names, bad = select(plan)  # an unknown name is an error before any GPU question
     except (ValueError, catalog.UnknownVariantError) as exc:
         print(f"gpu-check: {exc}", file=sys.stderr)

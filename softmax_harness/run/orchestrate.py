@@ -37,6 +37,7 @@ class Plan:
     deadline: float | None = None
     rest_of: Path | None = None
     since: Path | None = None  # a whole, clean earlier report: carry the unchanged variants' outcomes
+    same_sass: Path | None = None  # with since: tools/sass-same's answer, the moved variants it vouches for
     sanitize: bool = False
     sanitizer_timeout: float = 300  # seconds for each sanitizer process
 
@@ -48,7 +49,7 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
     bad = [v.ref for v in catalog.select("bad_variant", wanted)]
     if plan.since:
         earlier = _base(plan)
-        same = set(carry.unchanged(earlier, names + bad))
+        same = set(carry.unchanged(earlier, names + bad, _vouched(plan, earlier)))
         names, bad = [n for n in names if n not in same], [b for b in bad if b not in same]
     if plan.shard:
         k, n = _fraction(plan.shard)
@@ -68,6 +69,13 @@ def _base(plan: Plan) -> dict:
     return earlier
 
 
+def _vouched(plan: Plan, earlier: dict) -> dict:
+    """The moved variants ``--same-sass`` vouches for (:func:`.carry.vouched_by`)."""
+    if not plan.same_sass:
+        return {}
+    return carry.vouched_by(carry.read_same_sass(plan.same_sass), earlier, plan.same_sass.name)
+
+
 def _carried(plan: Plan) -> dict | None:
     """What this run takes over from ``--since``'s report: the variants it does not run (the
     first shard or group only, so that a merge counts them once)."""
@@ -77,14 +85,22 @@ def _carried(plan: Plan) -> dict | None:
     wanted = plan.variants or None
     correct = [v.ref for v in catalog.select("variant", wanted)]
     known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
-    same = set(carry.unchanged(earlier, correct + known_bad))  # what select() left out, every shard
+    vouched = _vouched(plan, earlier)
+    same = set(carry.unchanged(earlier, correct + known_bad, vouched))  # what select() left out, every shard
     changed = carry.suite_changes(earlier)
     if changed:
         print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
               f"{changed if isinstance(changed, str) else ', '.join(changed)}", flush=True)
+    since = {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}
+    if plan.same_sass:
+        answer = carry.read_same_sass(plan.same_sass)
+        by_sass = sorted(same - set(carry.unchanged(earlier, correct + known_bad)))
+        print(f"gpu-check: {len(by_sass)} variants whose sources moved carried: {plan.same_sass.name} "
+              f"found their SASS unchanged ({answer['arch']}, {answer['toolchain']})", flush=True)
+        since["same_sass"] = {"file": plan.same_sass.name, "base": answer.get("base"), "arch": answer["arch"],
+                              "toolchain": answer["toolchain"], "variants": by_sass}
     return {**carry.carried(earlier, [n for n in correct if n in same],
-                            [b for b in known_bad if b in same], TOOLS),
-            "from": {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}}
+                            [b for b in known_bad if b in same], TOOLS), "from": since}
 
 
 def _gallery_here(plan: Plan) -> bool:

@@ -1,0 +1,127 @@
+"""Which variants still run the machine code an earlier report tested though their sources moved
+since it (``tools/sass-same``, read by ``gpu-check --since REPORT --same-sass FILE``).
+
+An edit to a shared header for a few kernels moves the digest of every variant that includes it
+(:mod:`.carry`), and ``--since`` reruns them all: 150 variants and 6036 tests for
+``include/scaled.cuh``, where the edit changed 43 kernels' machine code. Here the tree the report
+tested (a commit's files, each moved variant's sources checked against the report's digests) and
+this one are compiled offline for the report's GPU, as the suite compiles them (NVRTC, CuPy's
+options), and each kernel's SASS is read apart from the others' (cuobjdump). A variant is vouched
+for where its kernel's SASS and its ``@variant`` line are the same in both and the launch path
+(:data:`.carry.LAUNCH_PATH` and the compiler's options) did not move. The answer names this
+machine's NVRTC, which need not be the device's. Over the ``kept_chunks`` promotion it vouched
+for 116 of the 159 moved variants and left the 43 that a per-function diff by hand had found
+changed (reports/measurements/sass_same_kept_chunks.txt).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+from pathlib import Path
+
+from .. import catalog, compiler
+from . import carry
+
+# an instruction's line (its offset, its text, the first half of its encoding) and the line below
+# with the second half (its scheduling: stalls, the barriers it sets and waits on)
+_INSTRUCTION = re.compile(r"\s+/\*[0-9a-f]{4}\*/|\s+/\* 0x[0-9a-f]{16} \*/\s*$")
+_FUNCTION = re.compile(r"\s+Function : (\S+)")
+
+
+def cuobjdump() -> str:
+    """The cuobjdump of the nvidia-cuda-cuobjdump wheel, else the toolkit's on PATH."""
+    wheel = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "bin" / "cuobjdump"
+    found = str(wheel) if wheel.is_file() else shutil.which("cuobjdump")
+    if not found:
+        raise RuntimeError("no cuobjdump (pip install nvidia-cuda-cuobjdump)")
+    return found
+
+
+def disassemble(cubin: bytes) -> str:
+    """``cuobjdump -sass`` of ``cubin``."""
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
+        handle.write(cubin)
+        handle.flush()
+        return subprocess.run([cuobjdump(), "-sass", handle.name], capture_output=True, text=True,
+                              check=True).stdout
+
+
+def functions(listing: str) -> dict[str, str]:
+    """kernel -> its instructions, from a ``cuobjdump -sass`` listing (the listing's header,
+    which names the file, left out)."""
+    found: dict[str, list[str]] = {}
+    lines = None
+    for line in listing.splitlines():
+        if match := _FUNCTION.match(line):
+            lines = found.setdefault(match.group(1), [])
+        elif lines is not None and _INSTRUCTION.match(line):
+            lines.append(line.strip())
+    return {name: "\n".join(body) for name, body in found.items()}
+
+
+def header_line(path: Path, name: str) -> str | None:
+    """The ``@variant`` line that declares ``name`` in ``path``."""
+    pattern = re.compile(rf"@variant\s+name={re.escape(name)}(\s|$)")
+    return next((line.strip() for line in path.read_text().splitlines() if pattern.search(line)), None)
+
+
+def toolchain() -> str:
+    """This machine's NVRTC and cuobjdump versions."""
+    from cuda.bindings import nvrtc
+
+    _, major, minor = nvrtc.nvrtcVersion()
+    dump = subprocess.run([cuobjdump(), "--version"], capture_output=True, text=True).stdout.strip()
+    return f"NVRTC {major}.{minor}; {dump.splitlines()[-1] if dump else 'cuobjdump'}"
+
+
+def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: int | None = None,
+                      refs: list[str] | None = None) -> dict:
+    """What ``tools/sass-same`` writes: of the variants (``refs``, default every correct and
+    known-bad one) whose digest moved since ``earlier`` (a report of the files in ``tree``),
+    those whose kernel compiles to the same SASS for ``arch`` here as in ``tree`` (``same``:
+    ref -> the digests before and now, and the SASS's), and the rest (``changed``: ref -> why).
+    ValueError where ``tree`` is not what ``earlier`` tested."""
+    recorded = earlier["variants_sha256"]
+    if refs is None:
+        refs = [v.ref for kind in ("variant", "bad_variant") for v in catalog.select(kind)]
+    now = carry.variant_digests([r for r in refs if r in recorded])
+    moved = sorted(r for r, digest in now.items() if digest != recorded[r])
+    answer = {"report_generated": earlier["generated"], "arch": arch, "toolchain": toolchain(),
+              "same": {}, "changed": {}}
+    if carry.launch_path_digest(tree) != carry.launch_path_digest():
+        answer["changed"] = dict.fromkeys(moved, "the launch path or the compiler's options moved")
+        return answer
+    before = carry.variant_digests(moved, tree)
+    strangers = [r for r in moved if before.get(r) != recorded[r]]
+    if strangers:
+        raise ValueError(f"{tree} is not the tree the report tested: the sources of {len(strangers)} "
+                         f"variant(s) differ from its digests ({', '.join(strangers[:3])}...)")
+    specs = {r: catalog.variant(r).spec for r in moved}
+    files = sorted({s.path.resolve() for s in specs.values()})
+    jobs = [(p, arch, ()) for path in files for p in (path, carry.in_tree(path, tree))]
+    compiled = compiler.compile_many(jobs, workers)
+
+    def kernels(path: Path) -> dict[str, str]:
+        result = compiled[(path, arch, ())]
+        if isinstance(result, Exception):
+            raise result
+        return functions(disassemble(result["cubin"]))
+
+    listings = {p: kernels(p) for p, _, _ in jobs}
+    for ref, spec in specs.items():
+        path, old = spec.path.resolve(), carry.in_tree(spec.path.resolve(), tree)
+        name = catalog.split_ref(ref)[0]
+        sass, sass_before = listings[path].get(spec.kernel), listings[old].get(spec.kernel)
+        if header_line(path, name) != header_line(old, name):
+            answer["changed"][ref] = "its @variant line changed"
+        elif sass is None or sass != sass_before:
+            answer["changed"][ref] = "its SASS changed"
+        else:
+            answer["same"][ref] = {"before": recorded[ref], "now": now[ref],
+                                   "sass": hashlib.sha256(sass.encode()).hexdigest()}
+    return answer
