@@ -43,12 +43,17 @@ def cuobjdump() -> str:
 
 
 def disassemble(cubin: bytes) -> str:
-    """``cuobjdump -sass`` of ``cubin``."""
+    """``cuobjdump -sass`` of ``cubin`` (RuntimeError with its message where it fails: it runs
+    nvdisasm, the nvidia-cuda-nvdisasm wheel's or the toolkit's)."""
     with tempfile.NamedTemporaryFile(suffix=".cubin") as handle:
         handle.write(cubin)
         handle.flush()
-        return subprocess.run([cuobjdump(), "-sass", handle.name], capture_output=True, text=True,
-                              check=True).stdout
+        done = subprocess.run([cuobjdump(), "-sass", handle.name], capture_output=True, text=True)
+    if done.returncode:
+        problem = (done.stderr or done.stdout).strip().splitlines()
+        raise RuntimeError(f"cuobjdump -sass failed: {problem[-1] if problem else done.returncode} "
+                           "(pip install nvidia-cuda-nvdisasm)")
+    return done.stdout
 
 
 def functions(listing: str) -> dict[str, str]:
