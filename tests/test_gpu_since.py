@@ -245,6 +245,16 @@ def test_each_kernels_sass_is_read_apart_with_its_scheduling_and_without_the_lis
     assert sass.functions(LISTING.replace("0x000fea0003800000", "0x000fe40003800000"))["ka"] != kernels["ka"]
 
 
+def _needs_disassembly(sass):
+    """Skip where this machine cannot read SASS (cuobjdump, and the nvdisasm it runs)."""
+    try:
+        beside = Path(sass.cuobjdump()).parent / "nvdisasm"
+    except RuntimeError:
+        pytest.skip("no cuobjdump")
+    if not (beside.is_file() or shutil.which("nvdisasm")):
+        pytest.skip("no nvdisasm (cuobjdump -sass runs it)")
+
+
 def _tree(root, inc, headers=None):
     """A repository copy in ``root``: three kernels including inc.cuh (only ka calls it)."""
     (root / "kernels").mkdir(parents=True)
@@ -267,12 +277,7 @@ def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_no
     pytest.importorskip("cuda.bindings")
     from softmax_harness.run import sass
 
-    try:
-        beside = Path(sass.cuobjdump()).parent / "nvdisasm"
-    except RuntimeError:
-        pytest.skip("no cuobjdump")
-    if not (beside.is_file() or shutil.which("nvdisasm")):
-        pytest.skip("no nvdisasm (cuobjdump -sass runs it)")
+    _needs_disassembly(sass)
     helper = "static __device__ __forceinline__ float helper(float v) {{ return v + {}; }}\n"
     base, now = tmp_path / "base", tmp_path / "now"
     _tree(base, helper.format("1.0f"))
@@ -294,3 +299,20 @@ def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_no
     (base / "softmax_harness" / "variant.py").write_text("# another launch\n")
     moved = sass.same_machine_code(earlier, base, workers=2, refs=refs)
     assert moved["same"] == {} and set(moved["changed"]) == set(refs)
+
+
+def test_the_staged_files_change_only_the_variants_whose_kernel_compiles_otherwise(tmp_path):
+    """``tools/sass-same --staged``: a staged copy of a kernel file that only reworded a comment
+    changes no variant's SASS; one whose arithmetic moved changes its kernel's."""
+    pytest.importorskip("cuda.bindings")
+    from softmax_harness.registry import KERNELS_DIR
+    from softmax_harness.run import sass
+
+    _needs_disassembly(sass)
+    source = (KERNELS_DIR / "online_warp.cu").read_text()
+    (tmp_path / "online_warp.cu").write_text(source + "// reworded\n")
+    (tmp_path / "trial").mkdir()
+    (tmp_path / "trial" / "online_warp.cu").write_text(source.replace("xr[i], s)", "2.0f * xr[i], s)"))
+    assert sass.staged_changes(tmp_path, workers=2) == []  # trial/ is not staged in place
+    (tmp_path / "online_warp.cu").write_text(source.replace("xr[i], s)", "2.0f * xr[i], s)"))
+    assert sass.staged_changes(tmp_path, workers=2) == ["online_warp"]

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 
 from .. import catalog, compiler
+from ..registry import KERNELS_DIR
 from . import carry
 
 # an instruction's line (its offset, its text, the first half of its encoding) and the line below
@@ -130,3 +131,35 @@ def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: i
             answer["same"][ref] = {"before": recorded[ref], "now": now[ref],
                                    "sass": hashlib.sha256(sass.encode()).hexdigest()}
     return answer
+
+
+def staged_changes(staging: Path, arch: str = "sm_90", workers: int | None = None) -> list[str]:
+    """The variants of kernels/ (correct and known-bad) whose kernel compiles to other SASS for
+    ``arch`` with the files under ``staging`` (``trial/``'s aside) in place of their namesakes:
+    those a staged shared header or kernel file changes (``staging/retest``). Only the kernel
+    files that include a staged file, or are one, are compiled."""
+    staging, kernels = Path(staging).resolve(), KERNELS_DIR.resolve()
+    staged = [p.relative_to(staging) for p in staging.rglob("*") if p.is_file()]
+    staged = [p for p in staged if p.parts[0] != "trial"]
+    variants = [v for v in catalog.variants() + catalog.known_bad()
+                if v.spec.path.resolve().is_relative_to(kernels)]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp).resolve() / "kernels"
+        shutil.copytree(kernels, tree)
+        for rel in staged:
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(staging / rel, tree / rel)
+        overlaid = {tree / rel for rel in staged}
+        twin = {}  # a kernel file of kernels/ -> its copy with the staged files in place, where they touch it
+        for path in {v.spec.path.resolve() for v in variants}:
+            copy = tree / path.relative_to(kernels)
+            if overlaid & set(compiler.sources(copy)):
+                twin[path] = copy
+        compiled = compiler.compile_many([(p, arch, ()) for pair in twin.items() for p in pair], workers)
+        listings = {}
+        for (path, _, _), result in compiled.items():
+            if isinstance(result, Exception):
+                raise result
+            listings[path] = functions(disassemble(result["cubin"]))
+    return [v.name for v in variants if (path := v.spec.path.resolve()) in twin
+            and listings[path].get(v.spec.kernel) != listings[twin[path]].get(v.spec.kernel)]
