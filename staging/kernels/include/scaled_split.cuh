@@ -20,6 +20,39 @@ __device__ __forceinline__ float pow2_down(int k) {
     return k < -126 ? 0.0f : __int_as_float((127 + min(k, 0)) << 23);
 }
 
+// The (max, sum) of logits given a chunk of W at a time, in one pass (the 16-bit stashes,
+// which form t again each time they read it): the sum kept as sum ex2(t log2e - s) over
+// s = ceil(m log2e), an integer, for the maximum m so far; a chunk that raises it rescales the sum
+// by 2^(s - s'), exactly (a power of two, no rounding). result(): sum exp(t - m), the sum times
+// c = 2^(s - m log2e), in [1, 2). add() is false (the caller takes two passes instead) where a
+// chunk's maximum that raises m is not below 2^22 in magnitude, where m log2e no longer stands for
+// the row's exponents (float's range check), or is infinite.
+struct OnceFold {
+    float m = sh::neg_inf(), s = 0.0f, d = 0.0f;
+
+    template <int W>
+    __device__ __forceinline__ bool add(const float (&v)[W]) {
+        float top = v[0];
+#pragma unroll
+        for (int j = 1; j < W; ++j) top = fmaxf(top, v[j]);
+        if (top > m) {
+            if (!(fabsf(top) < 4194304.0f)) return false;
+            const float s_top = ceilf(__fmul_rn(top, sh::LOG2E));
+            d = __fmul_rn(d, pow2_down(static_cast<int>(s - s_top)));
+            m = top;
+            s = s_top;
+        }
+#pragma unroll
+        for (int j = 0; j < W; ++j) d += sh::ex2(__fmaf_rn(v[j], sh::LOG2E, -s));
+        return true;
+    }
+
+    // m still -inf: d is 0, or NaN where a NaN was summed (the row's output must be NaN)
+    __device__ __forceinline__ sh::MaxSum result() const {
+        return {m, m == sh::neg_inf() ? d : __fmul_rn(d, sh::ex2(-__fmaf_rn(m, sh::LOG2E, -s)))};
+    }
+};
+
 // A form's register tile, given the form's t(i) (Derived: CRTP) for 16-bit tiles, which keep x's
 // bits; float tiles hold t in place from the load (then their exponentials, as the forward's).
 // The shifted exponentials' range check is float's (|m| < 2^22), whatever T: scale * x of a
@@ -88,36 +121,18 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
         static_cast<const Derived*>(this)->logits(k, v);
     }
 
-    // A 16-bit stash's (max, sum) in one pass, t formed once a chunk: the sum is kept as
-    // sum ex2(t log2e - s) over s = ceil(m log2e), an integer, for the maximum m so far; a chunk
-    // that raises it rescales the sum by 2^(s - s'), exactly (a power of two, no rounding). At the
-    // end, the sum times c = 2^(s - m log2e), in [1, 2), is sum exp(t - m). False (nothing
-    // changed) where a chunk's maximum that raises m is not below 2^22 in magnitude, where
-    // m log2e no longer stands for the row's exponents (float's range check) or is infinite:
-    // fold() then takes two passes, as float stashes do.
+    // A 16-bit stash's (max, sum) in one pass (OnceFold); false where it gives way to two.
     __device__ __forceinline__ bool fold_once(sh::MaxSum& out) {
-        float m = sh::neg_inf(), s = 0.0f, d = 0.0f;
+        OnceFold once;
         float v[W];
 #pragma unroll 1
         for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
             chunk_floats(buf + at(k), v);
             logits(k, v);
-            float top = v[0];
-#pragma unroll
-            for (int j = 1; j < W; ++j) top = fmaxf(top, v[j]);
-            if (top > m) {
-                if (!(fabsf(top) < 4194304.0f)) return false;
-                const float s_top = ceilf(__fmul_rn(top, sh::LOG2E));
-                d = __fmul_rn(d, pow2_down(static_cast<int>(s - s_top)));
-                m = top;
-                s = s_top;
-            }
-#pragma unroll
-            for (int j = 0; j < W; ++j) d += sh::ex2(__fmaf_rn(v[j], sh::LOG2E, -s));
+            if (!once.add(v)) return false;
         }
         this->c = 1.0f;
-        // m still -inf: d is 0, or NaN where a NaN was summed (the row's output must be NaN)
-        out = {m, m == sh::neg_inf() ? d : __fmul_rn(d, sh::ex2(-__fmaf_rn(m, sh::LOG2E, -s)))};
+        out = once.result();
         return true;
     }
 
