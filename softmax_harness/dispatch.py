@@ -106,8 +106,8 @@ def _tile_sizes(family: str, suffix: str):
     (kernels/*/*_onepass*.cu): log_softmax's go on to 32768, and in 16 bits the backwards' and the
     bias form's (0.41-0.98 of copy at 16385-32768 against the block's and the online split
     kernel's 0.41-0.77: reports/measurements/form_tiles_c32768.jsonl)."""
-    longer = family == "log_softmax" or \
-        (suffix != "" and (family.endswith("backward") or family == "scaled_bias"))
+    longer = family == "log_softmax" or (suffix != "" and (family.endswith("backward")
+                                                          or family == "scaled_bias"))
     return _TILE_SIZES + (32768,) * longer
 
 

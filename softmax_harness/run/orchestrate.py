@@ -49,7 +49,7 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
     bad = [v.ref for v in catalog.select("bad_variant", wanted)]
     if plan.since:
         earlier = _base(plan)
-        same = set(carry.unchanged(earlier, names + bad, _vouched(plan, earlier)))
+        same = set(carry.unchanged(earlier, names + bad, _same_sass(plan, earlier)[1]))
         names, bad = [n for n in names if n not in same], [b for b in bad if b not in same]
     if plan.shard:
         k, n = _fraction(plan.shard)
@@ -69,11 +69,13 @@ def _base(plan: Plan) -> dict:
     return earlier
 
 
-def _vouched(plan: Plan, earlier: dict) -> dict:
-    """The moved variants ``--same-sass`` vouches for (:func:`.carry.vouched_by`)."""
+def _same_sass(plan: Plan, earlier: dict) -> tuple[dict | None, dict]:
+    """``--same-sass``'s answer (None without it) and the moved variants it vouches for
+    (:func:`.carry.vouched_by`)."""
     if not plan.same_sass:
-        return {}
-    return carry.vouched_by(carry.read_same_sass(plan.same_sass), earlier, plan.same_sass.name)
+        return None, {}
+    answer = carry.read_same_sass(plan.same_sass)
+    return answer, carry.vouched_by(answer, earlier, plan.same_sass.name)
 
 
 def _carried(plan: Plan) -> dict | None:
@@ -85,16 +87,15 @@ def _carried(plan: Plan) -> dict | None:
     wanted = plan.variants or None
     correct = [v.ref for v in catalog.select("variant", wanted)]
     known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
-    vouched = _vouched(plan, earlier)
+    answer, vouched = _same_sass(plan, earlier)
     same = set(carry.unchanged(earlier, correct + known_bad, vouched))  # what select() left out, every shard
     changed = carry.suite_changes(earlier)
     if changed:
         print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
               f"{changed if isinstance(changed, str) else ', '.join(changed)}", flush=True)
     since = {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}
-    if plan.same_sass:
-        answer = carry.read_same_sass(plan.same_sass)
-        by_sass = sorted(same - set(carry.unchanged(earlier, correct + known_bad)))
+    if answer is not None:
+        by_sass = sorted(same & vouched.keys())  # it vouches for moved variants only
         print(f"gpu-check: {len(by_sass)} variants whose sources moved carried: {plan.same_sass.name} "
               f"found their SASS unchanged ({answer['arch']}, {answer['toolchain']})", flush=True)
         since["same_sass"] = {"file": plan.same_sass.name, "base": answer.get("base"), "arch": answer["arch"],

@@ -70,6 +70,17 @@ def functions(listing: str) -> dict[str, str]:
     return {name: "\n".join(body) for name, body in found.items()}
 
 
+def _kernels_of(paths: list[Path], arch: str, workers: int | None) -> dict[Path, dict[str, str]]:
+    """path -> :func:`functions` of its compile for ``arch`` (in ``workers`` processes); the
+    first compile error raised."""
+    listings = {}
+    for (path, _, _), result in compiler.compile_many([(p, arch, ()) for p in paths], workers).items():
+        if isinstance(result, Exception):
+            raise result
+        listings[path] = functions(disassemble(result["cubin"]))
+    return listings
+
+
 def header_line(path: Path, name: str) -> str | None:
     """The ``@variant`` line that declares ``name`` in ``path``."""
     pattern = re.compile(rf"@variant\s+name={re.escape(name)}(\s|$)")
@@ -109,16 +120,7 @@ def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: i
                          f"variant(s) differ from its digests ({', '.join(strangers[:3])}...)")
     specs = {r: catalog.variant(r).spec for r in moved}
     files = sorted({s.path.resolve() for s in specs.values()})
-    jobs = [(p, arch, ()) for path in files for p in (path, carry.in_tree(path, tree))]
-    compiled = compiler.compile_many(jobs, workers)
-
-    def kernels(path: Path) -> dict[str, str]:
-        result = compiled[(path, arch, ())]
-        if isinstance(result, Exception):
-            raise result
-        return functions(disassemble(result["cubin"]))
-
-    listings = {p: kernels(p) for p, _, _ in jobs}
+    listings = _kernels_of([p for path in files for p in (path, carry.in_tree(path, tree))], arch, workers)
     for ref, spec in specs.items():
         path, old = spec.path.resolve(), carry.in_tree(spec.path.resolve(), tree)
         name = catalog.split_ref(ref)[0]
@@ -155,11 +157,6 @@ def staged_changes(staging: Path, arch: str = "sm_90", workers: int | None = Non
             copy = tree / path.relative_to(kernels)
             if overlaid & set(compiler.sources(copy)):
                 twin[path] = copy
-        compiled = compiler.compile_many([(p, arch, ()) for pair in twin.items() for p in pair], workers)
-        listings = {}
-        for (path, _, _), result in compiled.items():
-            if isinstance(result, Exception):
-                raise result
-            listings[path] = functions(disassemble(result["cubin"]))
+        listings = _kernels_of([p for pair in twin.items() for p in pair], arch, workers)
     return [v.name for v in variants if (path := v.spec.path.resolve()) in twin
             and listings[path].get(v.spec.kernel) != listings[twin[path]].get(v.spec.kernel)]
