@@ -14,6 +14,46 @@
 
 namespace {
 
+// 2^k, exactly, for an integer k at most 0 (above: 1, which only meets a sum of 0); 0 below float's
+// normal range, where -ftz flushes the product anyway.
+__device__ __forceinline__ float pow2_down(int k) {
+    return k < -126 ? 0.0f : __int_as_float((127 + min(k, 0)) << 23);
+}
+
+// The (max, sum) of logits given a chunk of W at a time, in one pass (the 16-bit stashes,
+// which form t again each time they read it): the sum kept as sum ex2(t log2e - s) over
+// s = ceil(m log2e), an integer, for the maximum m so far; a chunk that raises it rescales the sum
+// by 2^(s - s'), exactly (a power of two, no rounding). result(): sum exp(t - m), the sum times
+// c = 2^(s - m log2e), in [1, 2). add() is false (the caller takes two passes instead) where a
+// chunk's maximum that raises m is not below 2^22 in magnitude, where m log2e no longer stands for
+// the row's exponents (float's range check), or is infinite. Two passes become one: +4 points of a
+// copy for the mask form, +0-2 for the bias form (reports/measurements/online_fold_once.jsonl).
+struct OnceFold {
+    float m = sh::neg_inf(), s = 0.0f, d = 0.0f;
+
+    template <int W>
+    __device__ __forceinline__ bool add(const float (&v)[W]) {
+        float top = v[0];
+#pragma unroll
+        for (int j = 1; j < W; ++j) top = fmaxf(top, v[j]);
+        if (top > m) {
+            if (!(fabsf(top) < 4194304.0f)) return false;
+            const float s_top = ceilf(__fmul_rn(top, sh::LOG2E));
+            d = __fmul_rn(d, pow2_down(static_cast<int>(s - s_top)));
+            m = top;
+            s = s_top;
+        }
+#pragma unroll
+        for (int j = 0; j < W; ++j) d += sh::ex2(__fmaf_rn(v[j], sh::LOG2E, -s));
+        return true;
+    }
+
+    // m still -inf: d is 0, or NaN where a NaN was summed (the row's output must be NaN)
+    __device__ __forceinline__ sh::MaxSum result() const {
+        return {m, m == sh::neg_inf() ? d : __fmul_rn(d, sh::ex2(-__fmaf_rn(m, sh::LOG2E, -s)))};
+    }
+};
+
 // A form's register tile, given the form's t(i) (Derived: CRTP) for 16-bit tiles, which keep x's
 // bits; float tiles hold t in place from the load (then their exponentials, as the forward's).
 // The shifted exponentials' range check is float's (|m| < 2^22), whatever T: scale * x of a
@@ -82,8 +122,27 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
         static_cast<const Derived*>(this)->logits(k, v);
     }
 
+    // A 16-bit stash's (max, sum) in one pass (OnceFold); false where it gives way to two.
+    __device__ __forceinline__ bool fold_once(sh::MaxSum& out) {
+        OnceFold once;
+        float v[W];
+#pragma unroll 1
+        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+            chunk_floats(buf + at(k), v);
+            logits(k, v);
+            if (!once.add(v)) return false;
+        }
+        this->c = 1.0f;
+        out = once.result();
+        return true;
+    }
+
     __device__ __forceinline__ sh::MaxSum fold() {
         asm volatile("cp.async.wait_all;" : : : "memory");
+        if constexpr (!IN_PLACE && Derived::ONE_PASS) {
+            sh::MaxSum once;
+            if (fold_once(once)) return once;
+        }
         float m = sh::neg_inf();
         float v[W];
 #pragma unroll 1
@@ -176,6 +235,7 @@ struct BiasForm {
         using Base::scale;
         using Base::W;
         ::Stash<T, THREADS, S, false> b;
+        static constexpr bool ONE_PASS = true;
 
         __device__ __forceinline__ Stash(T* buf_, T* bias_, int lane_) : Base(buf_, lane_), b{bias_, lane_} {}
 
@@ -262,6 +322,9 @@ struct MaskedForm {
         using Base::W;
         unsigned char* bytes;  // THREADS * S, MASK only
         int last = 0;          // the last kept position of the part (causal)
+        // causal: its 16-bit tile (48 elements a thread) leaves too few registers for fold_once
+        // beside it (8 bytes spilled on sm_90)
+        static constexpr bool ONE_PASS = MASK;
 
         __device__ __forceinline__ Stash(T* buf_, unsigned char* bytes_, int lane_) : Base(buf_, lane_), bytes(bytes_) {}
         __device__ __forceinline__ Stash(T* buf_, int lane_) : Base(buf_, lane_), bytes(nullptr) {}
@@ -290,11 +353,19 @@ struct MaskedForm {
             Base::Base::load(part, n_);  // its commit takes the mask's copies too
         }
 
+        // A float chunk's 4 mask bytes in one load (at(k) is a multiple of W; every byte of a
+        // chunk that starts inside the part was written); a 16-bit chunk's 8 a byte at a time: in
+        // one load they spilled 8 bytes on sm_90.
         __device__ __forceinline__ void logits(int k, float (&v)[W]) const {
+            unsigned word = 0;
+            if constexpr (MASK && W == 4) sh::load_words<1>(bytes + at(k), reinterpret_cast<unsigned(&)[1]>(word));
 #pragma unroll
             for (int j = 0; j < W; ++j) {
                 const int p = at(k) + j;
-                const bool kept = p < n && (MASK ? !bytes[p] : p <= last);
+                bool kept = p < n;
+                if constexpr (!MASK) kept = kept && p <= last;
+                else if constexpr (W == 4) kept = kept && !((word >> (8 * j)) & 0xffu);
+                else kept = kept && !bytes[p];
                 v[j] = kept ? __fmul_rn(scale, v[j]) : sh::neg_inf();
             }
         }
