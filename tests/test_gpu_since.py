@@ -245,6 +245,15 @@ def test_each_kernels_sass_is_read_apart_with_its_scheduling_and_without_the_lis
     assert sass.functions(LISTING.replace("0x000fea0003800000", "0x000fe40003800000"))["ka"] != kernels["ka"]
 
 
+def test_instructions_past_the_first_64_kib_of_a_kernel_are_read_too():
+    from softmax_harness.run import sass
+
+    far = LISTING.replace("/*0010*/                   EXIT", "/*10010*/                  EXIT")
+    other = far.replace("/*10010*/                  EXIT", "/*10010*/                  NOP ")
+    assert "EXIT" in sass.functions(far)["kb"]
+    assert sass.functions(other)["kb"] != sass.functions(far)["kb"]
+
+
 def _needs_disassembly(sass):
     """Skip where this machine cannot read SASS (cuobjdump, and the nvdisasm it runs)."""
     try:

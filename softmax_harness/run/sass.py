@@ -30,7 +30,7 @@ from . import carry
 
 # an instruction's line (its offset, its text, the first half of its encoding) and the line below
 # with the second half (its scheduling: stalls, the barriers it sets and waits on)
-_INSTRUCTION = re.compile(r"\s+/\*[0-9a-f]{4}\*/|\s+/\* 0x[0-9a-f]{16} \*/\s*$")
+_INSTRUCTION = re.compile(r"\s+/\*[0-9a-f]{4,}\*/|\s+/\* 0x[0-9a-f]{16} \*/\s*$")
 _FUNCTION = re.compile(r"\s+Function : (\S+)")
 
 
