@@ -163,19 +163,22 @@ SPLIT_LONGEST = 2**20
 #: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
 #: loaded three chunks at a time: mask_tile_16384_crossover.jsonl). Kept: the other fp32 clusters
 #: sized 32768 (the backward's 1.00 against 1.00; the bias and causal forms' measured at 32768
-#: only, 0.97 and 0.85 against 1.00 and 0.92), and in 16 bits the bias and causal forms' sized
-#: 65536 (bias 0.88 against 0.75, causal 0.69 against 0.63) and 73728 (not measured beside it),
-#: and the mask form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384). The 16-bit mask
-#: form's clusters sized 65536 and 73728 gave way once its stash read its mask bytes a word at a
-#: time (0.66-0.70 against 0.55-0.62 at 49152-73728: online_logits_words.jsonl). fp16 follows
-#: bf16 (the same kernels over another type).
+#: only, 0.97 and 0.85 against 1.00 and 0.92), and in 16 bits the bias form's sized 65536 (0.88
+#: against 0.75) and 73728 (not measured beside it), and the mask form's tile sized 16384 (0.70
+#: against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at 10240-16384 since, a
+#: crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal forms' clusters
+#: sized 65536 and 73728 gave way once their stashes formed logits with no bounds check an element:
+#: mask 0.66-0.70 against 0.55-0.62 at 49152-73728 (online_logits_words.jsonl), causal 0.65-0.73
+#: against 0.47-0.68 at 40960-65536, level at 73728 (0.656 against 0.66;
+#: online_split_causal_crossover.jsonl). fp16 follows bf16 (the same kernels over another type).
 _SPLIT_INSTEAD = {
     "log_softmax": {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                     "_bf16": (65536, 73728, 131072, 262144)},
     "scaled_bias": {"": (65536, 131072), "_f16": (131072, 262144), "_bf16": (131072, 262144)},
     "scaled_mask": {"": (16384, 32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},
-    "scaled_causal": {"": (65536, 131072), "_f16": (32768, 131072, 262144), "_bf16": (32768, 131072, 262144)},
+    "scaled_causal": {"": (65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
+                      "_bf16": (32768, 65536, 73728, 131072, 262144)},
     **{family: {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                 "_bf16": (65536, 73728, 131072, 262144)}
        for family in ("backward", "log_softmax_backward")},
