@@ -239,11 +239,11 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
-    """The fused forms' 16-bit rows: up to 32768 past the block on the online split kernel (the
-    bias form's on its tile sized 32768), an aligned row of 65536 on the cluster sized 65536, a
-    misaligned 65535 (with its shift) on the one sized 73728, and the rows past it on the online
-    split kernel again. log_softmax's and the backwards' 16-bit rows past their tiles all go to
-    their online split kernels."""
+    """The fused forms' 16-bit rows: the bias form's up to 32768 on its tile sized 32768, an aligned
+    row of 65536 on the cluster sized 65536, a misaligned 65535 (with its shift) on the one sized
+    73728, and the rows past it on the online split kernel; the mask and causal forms' every row
+    past their tiles (16384) on the online split kernel. log_softmax's and the backwards' 16-bit
+    rows past their tiles all go to their online split kernels."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -252,11 +252,13 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             split = f"{family}_online_split_{short}"
             assert chosen(73729) == chosen(151936) == chosen(262144) == split
-            if not family.startswith("scaled_"):
+            if family != "scaled_bias":
                 assert chosen(32769) == chosen(65535, aligned=False) == chosen(65536) == split
+                assert chosen(73728) == split
+                if family.startswith("scaled_"):
+                    assert chosen(16385) == chosen(24576) == chosen(32768) == split
                 continue
-            long_tile = f"{family}_onepass_{short}_c32768"
-            assert chosen(24576) == chosen(32768) == (long_tile if family == "scaled_bias" else split)
+            assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
             cluster = f"{family}_cluster_{short}_c"
             assert chosen(32769) == chosen(65472, aligned=False) == chosen(65536) == cluster + "65536"
             assert chosen(65535, aligned=False) == chosen(73728) == cluster + "73728"
@@ -265,8 +267,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
 def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
     form, whose last tile kept is sized 8192, and log_softmax, whose tiles end at 32768; 16 bits:
-    the fused forms' cluster sized 73728, the others' tiles at 32768) up to 2^20 go over a group
-    of blocks meeting once a row, the longer ones to the block."""
+    the bias form's cluster sized 73728, the mask and causal forms' tiles at 16384, the others'
+    tiles at 32768) up to 2^20 go over a group of blocks meeting once a row, the longer ones to
+    the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -277,6 +280,8 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
                 last, kernel = 8192, "scaled_mask_onepass_c8192"
             elif family == "log_softmax" or (suffix and not family.startswith("scaled_")):
                 last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
+            elif suffix and family != "scaled_bias":
+                last, kernel = 16384, f"{family}_onepass{suffix}_c16384"
             else:
                 last = 32768 if suffix == "" else 73728
                 kernel = f"{family}_cluster{suffix}_c{last}"
