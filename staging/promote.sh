@@ -12,5 +12,6 @@ patch=staging/dispatch_op_tables.patch
   git mv -f "staging/kernels/$f" "kernels/$f"
 done
 if [ -e "$patch" ]; then git apply "$patch" && git rm -q "$patch"; fi
-if [ -e staging/retest ]; then git rm -q staging/retest; fi
+if [ -e staging/retest ]; then git rm -qf staging/retest; fi
+find staging/kernels -depth -type d -empty -delete 2>/dev/null || true
 git status --short
