@@ -290,6 +290,19 @@ def log_backward_warp(z, dy, out):
     _log_backward(z, dy, out)
 
 
+def fast_exp(z):
+    """exp(z) as ``ex2.approx(z * log2 e)`` at its worst: the argument rounded twice in float32
+    (log2 e, then the product), the result 7.9 u low (``bounds.FAST_EXP_ULPS``: 4 ulp, 8 u)."""
+    with quiet():
+        a = (z.astype(F32) * F32(1.4426950408889634)).astype(F32)
+        return (np.exp2(a.astype(np.float64)) * (1 - 7.9 * 2.0**-24)).astype(F32)
+
+
+def ctl_log_backward_fast_exp(z, dy, out):
+    """exp(z) from the special-function unit (fast_math=true)."""
+    _log_backward(z, dy, out, p=fast_exp(z))
+
+
 def log_backward_exp_bf16(z, dy, out):
     """exp(z) rounded to bfloat16."""
     import ml_dtypes
@@ -321,6 +334,7 @@ CONTROLS.update({
     "lsmb_warp": Model(log_backward_warp, "", **LOG_BACKWARD),
     "lsmb_half_bf16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="bfloat16"),
     "lsmb_half_f16": Model(log_backward_warp, "", **LOG_BACKWARD, dtype="float16"),
+    "lsmb_fast_exp": Model(ctl_log_backward_fast_exp, "", **LOG_BACKWARD, fast_math=True),
 })
 
 

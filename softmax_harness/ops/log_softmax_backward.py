@@ -13,7 +13,11 @@ The bound (u = 2^-24; inputs exact in float32; computed in float32): ``|s^ - s| 
 gamma(chain) S`` with ``S = sum |dy|``, plus 2^-126 a step that flush-to-zero may take;
 ``p = exp(z)`` comes from ``expf``, within 2 ulp (4u), or is flushed below 2^-126; the product
 and the subtraction round once each: ``|dx^ - dx| <= (1 + 2^-10) (p |s^ - s| + S (5u p + 2^-126)
-+ u |dx|) + 3 * 2^-126``, plus a 16-bit store's rounding. Its own properties are the softmax
++ u |dx|) + 3 * 2^-126``, plus a 16-bit store's rounding. A kernel that declares
+``fast_math=true`` takes p as ``ex2.approx(z * log2 e)``: the argument rounds twice
+(log2 e's float and the product), at most 2u |z| log2 e in the exponent, that is 2u |z| relative
+in p, and ``ex2.approx`` is charged ``bounds.FAST_EXP_ULPS``, so 4u becomes (2 FAST_EXP_ULPS +
+2 |z|) u. A 16-bit store's rounding (2^-9 of dx in bfloat16) dwarfs either. Its own properties are the softmax
 backward's: ``sums_to_zero`` (a row of dx sums to ``s (1 - sum p)``, 0 for an exact
 distribution) and ``linear_in_dy``.
 """
@@ -46,16 +50,22 @@ def log_softmax_backward_reference(z, dy):
 
 
 def log_softmax_backward_bound(z, dy, ref, *, lanes: int, xp=np, dtype="float32", rounding="nearest",
-                               chain=None):
-    """Allowed |dx - ref| per element (see the module's text)."""
+                               chain=None, fast_math=False):
+    """Allowed |dx - ref| per element (see the module's text; ``fast_math``: the kernel's
+    exponentials are ``ex2.approx(z * log2 e)``, not ``expf``)."""
     tiny = bounds.FLT_TINY
     n_cols = z.shape[-1]
     with _quiet():
-        p = xp.exp(xp.asarray(z, dtype=xp.float64))
+        z64 = xp.asarray(z, dtype=xp.float64)
+        p = xp.exp(z64)
         total = xp.abs(xp.asarray(dy, dtype=xp.float64)).sum(axis=-1, keepdims=True)
         chain = bounds.chain_length(n_cols, lanes) if chain is None else chain
         ds = bounds.gamma(chain) * total + n_cols * tiny
-        float32 = bounds.SECOND_ORDER * (p * ds + total * (5 * bounds.U * p + tiny) +
+        if fast_math:  # p |z| is 0 where p is (z = -inf)
+            exp_error = 2 * bounds.FAST_EXP_ULPS * p + 2 * xp.where(p > 0, xp.abs(z64) * p, 0.0)
+        else:
+            exp_error = 4 * p
+        float32 = bounds.SECOND_ORDER * (p * ds + total * (bounds.U * (exp_error + p) + tiny) +
                                          bounds.U * xp.abs(ref)) + 3 * tiny
     return bounds.stored(float32, ref, dtype=dtype, rounding=rounding, xp=xp)
 
@@ -84,7 +94,8 @@ class LogSoftmaxBackward(Op):
     def bound(self, subject, inputs, ref):
         return log_softmax_backward_bound(*inputs, ref, lanes=subject.lanes, xp=subject.xp,
                                           dtype=subject.dtype, rounding=subject.rounding,
-                                          chain=subject.chain(inputs[0].shape[-1]))
+                                          chain=subject.chain(inputs[0].shape[-1]),
+                                          fast_math=subject.fast_math)
 
     def exact(self, o):
         """dx is exactly dy where z is -inf (and the row's s is finite)."""
