@@ -13,3 +13,10 @@ for t in bfloat16:_bf16 float16:_f16; do
   python -m softmax_harness measure "$v@staging/kernels" "$v" log_softmax_backward --op log_softmax_backward \
     --dtype "$dtype" --cols 65535 73728 131072 262144 1048576 --json "$out/lsb_$dtype.json"
 done
+# the 16-bit register tiles sized 8192 and 16384 with the same exponential
+for t in bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  python -m softmax_harness measure "log_softmax_backward_onepass${s}_c8192@staging/kernels" "log_softmax_backward_onepass${s}_c8192" \
+    "log_softmax_backward_onepass${s}_c16384@staging/kernels" "log_softmax_backward_onepass${s}_c16384" log_softmax_backward \
+    --op log_softmax_backward --dtype "$dtype" --cols 6144 8192 12288 16384 --json "$out/lsb_tiles_$dtype.json"
+done
