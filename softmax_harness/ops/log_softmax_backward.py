@@ -61,11 +61,13 @@ def log_softmax_backward_bound(z, dy, ref, *, lanes: int, xp=np, dtype="float32"
         total = xp.abs(xp.asarray(dy, dtype=xp.float64)).sum(axis=-1, keepdims=True)
         chain = bounds.chain_length(n_cols, lanes) if chain is None else chain
         ds = bounds.gamma(chain) * total + n_cols * tiny
-        if fast_math:  # p |z| is 0 where p is (z = -inf)
-            exp_error = 2 * bounds.FAST_EXP_ULPS * p + 2 * xp.where(p > 0, xp.abs(z64) * p, 0.0)
+        # p's error and the product's rounding, relative to p: expf's 4u + u, or the fast path's
+        if fast_math:
+            p_z = xp.where(p > 0, xp.abs(z64) * p, 0.0)  # 0 where p is (z = -inf)
+            p_error = bounds.U * ((2 * bounds.FAST_EXP_ULPS + 1) * p + 2 * p_z)
         else:
-            exp_error = 4 * p
-        float32 = bounds.SECOND_ORDER * (p * ds + total * (bounds.U * (exp_error + p) + tiny) +
+            p_error = 5 * bounds.U * p
+        float32 = bounds.SECOND_ORDER * (p * ds + total * (p_error + tiny) +
                                          bounds.U * xp.abs(ref)) + 3 * tiny
     return bounds.stored(float32, ref, dtype=dtype, rounding=rounding, xp=xp)
 
