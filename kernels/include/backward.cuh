@@ -26,6 +26,14 @@ struct LogSoftmaxGrad {
     static __device__ __forceinline__ float out(float z, float dy, float s) { return dy - expf(z) * s; }
 };
 
+// exp(z) from the special-function unit (kernels that declare fast_math=true: the bound charges
+// it 2 |z| u more than expf, far under a 16-bit store's rounding): two instructions an element
+// where expf takes about ten. The 16-bit register tiles gain 0.06-0.09 of a copy with it; the
+// online split kernel lost 0.01-0.08 (reports/measurements/lsb_fast_exp.jsonl) and keeps expf.
+struct LogSoftmaxGradFast : LogSoftmaxGrad {
+    static __device__ __forceinline__ float out(float z, float dy, float s) { return dy - ex2(z * LOG2E) * s; }
+};
+
 // This thread's part of s over the row, every `lanes`-th element from `lane`.
 template <class G, class T>
 __device__ __forceinline__ float grad_partial(const T* __restrict__ a, const T* __restrict__ b, int n, int lane,

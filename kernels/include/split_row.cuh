@@ -97,7 +97,8 @@ struct Stash {
 
     __device__ __forceinline__ int at(int k) const { return W * (k * THREADS + lane); }
 
-    __device__ __forceinline__ void load(const T* __restrict__ part, int n_) {
+    // past: what a chunk that starts inside the part holds past its end
+    __device__ __forceinline__ void load(const T* __restrict__ part, int n_, T past = neg_inf_of<T>()) {
         n = n_;
         const bool aligned = sh::shift_of<T, W>(part) == 0;
 #pragma unroll
@@ -109,7 +110,7 @@ struct Stash {
                 asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" : : "r"(to), "l"(part + p) : "memory");
             } else {
 #pragma unroll
-                for (int j = 0; j < W; ++j) buf[p + j] = p + j < n ? part[p + j] : neg_inf_of<T>();
+                for (int j = 0; j < W; ++j) buf[p + j] = p + j < n ? part[p + j] : past;
             }
         }
         asm volatile("cp.async.commit_group;" : : : "memory");

@@ -19,8 +19,8 @@
 // @variant name=log_softmax_backward_onepass_f16_c1024 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c1024 algorithm=safe geometry=warp-per-row threads=128 max_cols=1024 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c2048 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c2048 algorithm=safe geometry=block-per-row threads=64 max_cols=2048 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_f16_c4096 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c4096 algorithm=safe geometry=block-per-row threads=128 max_cols=4096 vector=8 dtypes=float16
-// @variant name=log_softmax_backward_onepass_f16_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 dtypes=float16
-// @variant name=log_softmax_backward_onepass_f16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=float16
+// @variant name=log_softmax_backward_onepass_f16_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 dtypes=float16 fast_math=true exp=ex2
+// @variant name=log_softmax_backward_onepass_f16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=float16 fast_math=true exp=ex2
 // @variant name=log_softmax_backward_onepass_f16_c32768 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c32768 algorithm=safe geometry=block-per-row threads=1024 max_cols=32768 vector=8 dtypes=float16
 // @variant name=log_softmax_backward_onepass_bf16_c32 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c32 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=32 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c128 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c128 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 dtypes=bfloat16
@@ -28,8 +28,8 @@
 // @variant name=log_softmax_backward_onepass_bf16_c1024 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c1024 algorithm=safe geometry=warp-per-row threads=128 max_cols=1024 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c2048 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c2048 algorithm=safe geometry=block-per-row threads=64 max_cols=2048 vector=8 dtypes=bfloat16
 // @variant name=log_softmax_backward_onepass_bf16_c4096 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c4096 algorithm=safe geometry=block-per-row threads=128 max_cols=4096 vector=8 dtypes=bfloat16
-// @variant name=log_softmax_backward_onepass_bf16_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 dtypes=bfloat16
-// @variant name=log_softmax_backward_onepass_bf16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=bfloat16
+// @variant name=log_softmax_backward_onepass_bf16_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=log_softmax_backward_onepass_bf16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=log_softmax_backward_onepass_bf16_c32768 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c32768 algorithm=safe geometry=block-per-row threads=1024 max_cols=32768 vector=8 dtypes=bfloat16
 #include "softmax.cuh"
 #include "include/backward.cuh"
@@ -48,8 +48,8 @@ GRAD_TILE(log_softmax_backward_onepass_f16_c512, sh::LogSoftmaxGrad, sh::half_t,
 GRAD_TILE(log_softmax_backward_onepass_f16_c1024, sh::LogSoftmaxGrad, sh::half_t, 128, 32, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c2048, sh::LogSoftmaxGrad, sh::half_t, 64, 64, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c4096, sh::LogSoftmaxGrad, sh::half_t, 128, 128, 32)
-GRAD_TILE(log_softmax_backward_onepass_f16_c8192, sh::LogSoftmaxGrad, sh::half_t, 256, 256, 32)
-GRAD_TILE(log_softmax_backward_onepass_f16_c16384, sh::LogSoftmaxGrad, sh::half_t, 512, 512, 32)
+GRAD_TILE(log_softmax_backward_onepass_f16_c8192, sh::LogSoftmaxGradFast, sh::half_t, 256, 256, 32)
+GRAD_TILE(log_softmax_backward_onepass_f16_c16384, sh::LogSoftmaxGradFast, sh::half_t, 512, 512, 32)
 GRAD_TILE(log_softmax_backward_onepass_f16_c32768, sh::LogSoftmaxGrad, sh::half_t, 1024, 1024, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c32, sh::LogSoftmaxGrad, sh::bf16_t, 128, 4, 8)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c128, sh::LogSoftmaxGrad, sh::bf16_t, 128, 4, 32)
@@ -57,6 +57,6 @@ GRAD_TILE(log_softmax_backward_onepass_bf16_c512, sh::LogSoftmaxGrad, sh::bf16_t
 GRAD_TILE(log_softmax_backward_onepass_bf16_c1024, sh::LogSoftmaxGrad, sh::bf16_t, 128, 32, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c2048, sh::LogSoftmaxGrad, sh::bf16_t, 64, 64, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c4096, sh::LogSoftmaxGrad, sh::bf16_t, 128, 128, 32)
-GRAD_TILE(log_softmax_backward_onepass_bf16_c8192, sh::LogSoftmaxGrad, sh::bf16_t, 256, 256, 32)
-GRAD_TILE(log_softmax_backward_onepass_bf16_c16384, sh::LogSoftmaxGrad, sh::bf16_t, 512, 512, 32)
+GRAD_TILE(log_softmax_backward_onepass_bf16_c8192, sh::LogSoftmaxGradFast, sh::bf16_t, 256, 256, 32)
+GRAD_TILE(log_softmax_backward_onepass_bf16_c16384, sh::LogSoftmaxGradFast, sh::bf16_t, 512, 512, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c32768, sh::LogSoftmaxGrad, sh::bf16_t, 1024, 1024, 32)
