@@ -26,6 +26,9 @@ from .gpu import events, synchronize
 #: ``BYTES`` bytes. 65535 is there for rows of odd length (most of them start misaligned).
 SWEEP_COLS = (32, 128, 500, 1024, 2048, 4096, 8192, 16384, 32768, 65535, 131072, 1048576)
 SWEEP_DTYPES = ("float32", "float16", "bfloat16")
+#: The forward's sweep adds three vocabularies' lengths (GPT-2's 50257, Llama 3's 128256, Qwen's
+#: 151936) and 262144, the long rows a cluster may hold whole.
+FORWARD_COLS = tuple(sorted(SWEEP_COLS + (50257, 128256, 151936, 262144)))
 BYTES = 2**30
 
 _elapsed = [0.0]

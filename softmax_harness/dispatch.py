@@ -5,9 +5,11 @@ length and element type, from a table.
 The table follows the benchmark (reports/bench.md): one-pass register kernels sized to
 the row up to C = 32768 (fp32, fp16 and bf16 alike; where several tiles hold the same size,
 of other shapes or with the safe order of reductions, the one measured faster for the row
-length); then the split-row kernel (a row over a group of co-resident blocks, every element
-read once, part of each slice in shared memory) up to 2**21 (16-bit rows up to 69568 on its
-512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
+length); then, on sm_90, the cluster push kernels (a row over a cluster of 8 blocks, read once
+into registers, the blocks' states met in mailboxes: ``PUSH_FROM``) at the lengths up to 262144
+where they measured faster, and elsewhere the split-row kernel (a row over a group of co-resident
+blocks, every element read once, part of each slice in shared memory) up to 2**21 (16-bit rows up
+to 57344 on its 512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
 length picks the first entry whose limit admits it and whose kernel runs on the device. A few
 long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the forward's cluster kernels first
 (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
@@ -62,14 +64,41 @@ def _onepass(dtype: str, sizes, prefix: str):
 #: dtype -> the smallest one-pass limit that leaves room for a misaligned row's shift.
 ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 
+#: Long rows over a cluster of 8 blocks whose states meet in mailboxes (kernels/online_cluster_push.cu,
+#: sm_90): type -> ((from, size), ...): the kernel sized ``size`` takes rows from ``from`` columns
+#: up to its size, where it measured faster than the split-row kernel in the same call
+#: (reports/measurements/cluster_push.jsonl, ~1 GiB inputs): fp32 0.963-0.988 of copy against
+#: 0.906-0.932 at 36864-163840 (a misaligned 65535 on the size 73728), 0.941 against 0.933 at
+#: 262144 and level at 229376; 16 bits 0.92-1.00 against 0.91-0.93 at 57344-163840 and 0.94-0.98
+#: against 0.91-0.92 at 229376-262144. A 16-bit kernel's exponentials go over its whole tile, so a
+#: row far below its size loses (0.75-0.91 at 66-85% of it: 49152-53248, 81920, 102400-110592,
+#: 172032-212992); those rows, and rows between the sizes, keep the split-row kernel.
+PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688, 131072), (151936, 155648),
+                         (155649, 163840), (229376, 262144)),
+             **{name: ((57345, 65536), (65537, 73728), (86016, 98304), (114688, 131072), (151936, 155648),
+                       (155649, 163840), (229376, 262144)) for name in ("float16", "bfloat16")}}
+
+
+def _pushed(dtype: str, short: str, split: str, one_block: tuple = (0, "")):
+    """The cluster push kernels of :data:`PUSH_FROM` in a ladder, the split-row kernel between them
+    (``one_block``: (its limit, name), the split-row kernel of one block a row, where it reaches).
+    On a GPU without clusters each row of a push kernel goes on to the next split-row entry."""
+    reach = 32768
+    for start, size in PUSH_FROM[dtype]:
+        if start > reach + 1:
+            yield start - 1, one_block[1] if start - 1 <= one_block[0] else split
+        yield size, f"cluster_push{short}_c{size}"
+        reach = size
+
+
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32"),
-                (None, "safe_block_vec4_1024")),
-    "float16": (*_onepass("float16", _HALF_SIZES, "onepass_f16_c"), (69568, "split_row_smem_f16_b512"),
-                (2**21, "split_row_smem_f16")),
-    "bfloat16": (*_onepass("bfloat16", _HALF_SIZES, "onepass_bf16_c"), (69568, "split_row_smem_bf16_b512"),
-                 (2**21, "split_row_smem_bf16")),
+    "float32": (*_onepass("float32", _SIZES, "onepass_vec4_c"), *_pushed("float32", "", "split_row_smem_f32"),
+                (2**21, "split_row_smem_f32"), (None, "safe_block_vec4_1024")),
+    **{name: (*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
+              *_pushed(name, f"_{short}", f"split_row_smem_{short}", (69568, f"split_row_smem_{short}_b512")),
+              (2**21, f"split_row_smem_{short}"))
+       for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
 }
 
 

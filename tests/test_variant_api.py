@@ -300,14 +300,16 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     assert _few(151936, 1) == _few(262144, 8) == "onepass_cluster_c262144"
     # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
     # keep the table
-    assert _few(262144, 9) == _few(262144, None) == _few(151936, 16) == "split_row_smem_f32"
+    assert _few(262144, 9) == _few(262144, None) == "cluster_push_c262144"
+    assert _few(151936, 16) == "cluster_push_c155648"
+    assert _few(200000, 11) == "split_row_smem_f32"
     assert _few(31999, 1) == "onepass_vec4_c32768"
     assert _few(32000, 1) == _few(32768, 16) == "onepass_cluster_c32768"
     assert _few(32000, 1, "bfloat16") == "onepass_cluster_bf16_c32768"
     assert _few(32768, 16, "float16") == "onepass_cluster_f16_c32768"
     assert _few(32768, 17, "float16") == "onepass_f16_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
-    assert _few(262144, 0) == "split_row_smem_f32"
+    assert _few(262144, 0) == "cluster_push_c262144"
 
 
 def test_a_few_rows_take_the_cluster_size_that_holds_them():
@@ -318,8 +320,8 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(151936, 8, "bfloat16") == _few(262144, 2, "bfloat16") == "onepass_cluster_bf16_c262144"
     assert _few(65536, 4, "float16") == "onepass_cluster_f16_c131072"
     assert _few(131072, 16, "bfloat16") == "onepass_cluster_bf16_c131072"
-    assert _few(65536, 17) == _few(65536, None) == "split_row_smem_f32"
-    assert _few(151936, 16, "bfloat16") == "split_row_smem_bf16"
+    assert _few(65536, 17) == _few(65536, None) == "cluster_push_c65536"
+    assert _few(151936, 16, "bfloat16") == "cluster_push_bf16_c155648"
 
 
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
@@ -329,7 +331,7 @@ def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypa
     monkeypatch.setattr(dispatch, "_by_name", lambda: verified)
     dispatch._choose.cache_clear()
     try:
-        assert dispatch.choose(65536, dtype="float32", n_rows=1).name == "split_row_smem_f32"
+        assert dispatch.choose(65536, dtype="float32", n_rows=1).name == "cluster_push_c65536"
         assert dispatch.choose(262144, dtype="float32", n_rows=1).name == "onepass_cluster_c262144"
     finally:
         dispatch._choose.cache_clear()
@@ -369,8 +371,12 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
     assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16_b512"
-    assert dispatch.choose(69568, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"
-    assert dispatch.choose(69569, dtype="float16").name == "split_row_smem_f16"
+    assert dispatch.choose(57344, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"
+    assert dispatch.choose(65536, dtype="float16").name == "cluster_push_f16_c65536"
+    assert dispatch.choose(65530, dtype="float16", aligned=False).name == "cluster_push_f16_c73728"
+    assert dispatch.choose(65535, dtype="float32", aligned=False).name == "cluster_push_c73728"
+    assert dispatch.choose(65533, dtype="float32", aligned=False).name == "cluster_push_c65536"
+    assert dispatch.choose(131066, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
     assert dispatch.choose(32768, dtype="bfloat16", aligned=True).name == "onepass_bf16_c32768"
     assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
     assert set(dispatch.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)

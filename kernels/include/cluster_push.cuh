@@ -1,0 +1,72 @@
+// A row's (max, sum) over a thread-block cluster (sm_90) with no cluster-wide barrier between
+// the blocks' folds and their stores: every warp pushes its state into a mailbox in every block's
+// shared memory (st.async, whose bytes count down the receiving block's mbarrier), and a block
+// waits only until the bytes it is owed have landed. The one cluster barrier (arrive at the start,
+// wait before the first push) only orders the mbarriers' initialisation before any push, and its
+// arrive and wait lie on either side of the loads, so its latency hides under them. The barrier-
+// based exchange (online_onepass_cluster.cu) waits on every block twice and reads the others'
+// states one remote load after another.
+#pragma once
+
+#include "include/cluster.cuh"
+
+namespace sh {
+
+#if __CUDA_ARCH__ >= 900
+// SLOTS states (CLUSTER blocks x their warps), each written once by its warp's pushes.
+template <int SLOTS>
+struct ClusterMailbox {
+    alignas(8) MaxSum slot[SLOTS];
+    alignas(8) unsigned long long bar;
+
+    __device__ __forceinline__ unsigned bar_addr() const {
+        return static_cast<unsigned>(__cvta_generic_to_shared(&bar));
+    }
+
+    // Before anything else: the mbarrier armed for one arrival (thread 0's, with the bytes owed)
+    // and made visible to the cluster, then this block's arrival on the cluster barrier.
+    __device__ __forceinline__ void open() {
+        if (threadIdx.x == 0) {
+            asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(bar_addr()) : "memory");
+            asm volatile("fence.mbarrier_init.release.cluster;" : : : "memory");
+        }
+        asm volatile("barrier.cluster.arrive.relaxed.aligned;" : : : "memory");
+    }
+
+    // This warp's state into slot `at` of every block of the cluster; then the states of the whole
+    // cluster, merged in slot order by every warp alike (the same value in every block, bitwise).
+    template <int CLUSTER>
+    __device__ __forceinline__ MaxSum exchange(MaxSum warp_state, int at) {
+        const int lane = threadIdx.x & 31;
+        if (threadIdx.x == 0)
+            asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                         :
+                         : "r"(bar_addr()), "r"(static_cast<unsigned>(SLOTS * sizeof(MaxSum)))
+                         : "memory");
+        asm volatile("barrier.cluster.wait.aligned;" : : : "memory");  // every mailbox armed
+        if (lane < CLUSTER) {
+            const unsigned here = static_cast<unsigned>(__cvta_generic_to_shared(&slot[at]));
+            unsigned there, their_bar;
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(there) : "r"(here), "r"(lane));
+            asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(their_bar) : "r"(bar_addr()), "r"(lane));
+            asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];"
+                         :
+                         : "r"(there), "f"(warp_state.m), "f"(warp_state.d), "r"(their_bar)
+                         : "memory");
+        }
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], 0;\n\t"
+                         "selp.u32 %0, 1, 0, p;\n\t}"
+                         : "=r"(done)
+                         : "r"(bar_addr())
+                         : "memory");
+        MaxSum s = empty_state();
+#pragma unroll
+        for (int i = lane; i < SLOTS; i += 32) s = FastMerge()(s, slot[i]);
+        return warp_reduce(FastMerge(), s);
+    }
+};
+#endif
+
+}  // namespace sh
