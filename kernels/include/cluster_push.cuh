@@ -23,8 +23,8 @@ struct ClusterMailbox {
         return static_cast<unsigned>(__cvta_generic_to_shared(&bar));
     }
 
-    // Before anything else: the mbarrier armed for one arrival (thread 0's, with the bytes owed)
-    // and made visible to the cluster, then this block's arrival on the cluster barrier.
+    // Before anything else: the mbarrier initialised for one arrival (thread 0's, with the bytes
+    // owed) and made visible to the cluster, then this block's arrival on the cluster barrier.
     __device__ __forceinline__ void open() {
         if (threadIdx.x == 0) {
             asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" : : "r"(bar_addr()) : "memory");
@@ -38,12 +38,16 @@ struct ClusterMailbox {
     template <int CLUSTER>
     __device__ __forceinline__ MaxSum exchange(MaxSum warp_state, int at) {
         const int lane = threadIdx.x & 31;
+        // Every mailbox initialised; and this block's initialisation ordered before its own use
+        // of the mbarrier below (the cluster barrier orders every thread of the block too).
+        asm volatile("barrier.cluster.wait.aligned;" : : : "memory");
+        // A peer's bytes may land before the count is armed: the count goes below zero for a
+        // while, and the phase cannot complete before this arrival.
         if (threadIdx.x == 0)
             asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
                          :
                          : "r"(bar_addr()), "r"(static_cast<unsigned>(SLOTS * sizeof(MaxSum)))
                          : "memory");
-        asm volatile("barrier.cluster.wait.aligned;" : : : "memory");  // every mailbox armed
         if (lane < CLUSTER) {
             const unsigned here = static_cast<unsigned>(__cvta_generic_to_shared(&slot[at]));
             unsigned there, their_bar;
