@@ -11,8 +11,8 @@ where they measured faster, and elsewhere the split-row kernel (a row over a gro
 blocks, every element read once, part of each slice in shared memory) up to 2**21 (16-bit rows up
 to 57344 on its 512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
 length picks the first entry whose limit admits it and whose kernel runs on the device. A few
-long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the forward's cluster kernels first
-(``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
+long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the cluster push kernel sized
+to the row first (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
 16-byte chunk of the tile's size does not fit with its shift and goes element by element, with
@@ -103,29 +103,22 @@ TABLE = {
 
 
 #: A few long rows (at most FEW_ROWS of them, from FEW_ROWS_FROM columns, FEW_ROWS_ELEMENTS
-#: elements in all) go to the forward's cluster kernel (8 blocks a row, each reading its slice
-#: once into registers) rather than the split-row kernel, whose grid-wide meet costs more than
-#: it saves there. Cold-L2 latency (reports/measurements/few_rows_cluster_sized.jsonl): 1 and 8
-#: rows of 65536-262144, 6.2-12.8 µs against 8.2-12.9 (1.00-1.56x); 16 rows of 65536-131072,
-#: 1.00-1.33x; but 16 rows of 151936 or 262144 0.70-0.94x, and 64 of 128256 0.94-0.95x.
+#: elements in all) go to the cluster push kernel sized to the row (8 blocks a row, each reading
+#: its slice once into registers) rather than the split-row kernel, whose grid-wide meet costs more
+#: than it saves there, even where the table takes the split-row kernel for many rows. Cold-L2
+#: latency (reports/measurements/few_rows_push.jsonl; 1, 8 and 16 rows of 32000-262144, every type):
+#: the smallest push kernel that holds the row is the fastest of the four sizes measured, in
+#: 5.0-10.8 µs where the barrier cluster kernels this table named before took 5.5-13.0 (1.0-1.38x;
+#: 1 row of 151936 in bf16: 6.8 against 8.8); rows of 32000 take the size 65536 (5.0-6.3 µs against
+#: the cluster sized 32768's 5.5-6.8).
 FEW_ROWS = 16
 FEW_ROWS_ELEMENTS = 2**21
-#: dtype -> the shortest row of the few that take the cluster: from 32000 (a vocabulary's length),
-#: where the cluster sized 32768 (8 blocks of 128 threads) runs 1, 8 and 16 rows in 5.8, 6.4 and
-#: 6.8 µs in fp32 against the one sized 65536's 6.0, 6.5 and 7.5, and in 5.5, 5.9 and 6.2 in
-#: bf16 (fp16 alike) against the tile's 7.1, 7.5 and 7.6 (reports/measurements/few_rows_c32768.jsonl;
-#: 64 rows, past FEW_ROWS: 10.8 against the tile's 10.9 in fp32, 9.0 against 8.9 in bf16).
+#: dtype -> the shortest row of the few that take a cluster: a vocabulary of 32000.
 FEW_ROWS_FROM = {"float32": 32000, "float16": 32000, "bfloat16": 32000}
-#: dtype -> the forward's cluster kernels for a few long rows, as :data:`TABLE`'s entries; in 16
-#: bits the kernel sized 131072 takes rows of 65536 too, 1.2x faster there than the one sized 65536
-#: (few_rows_cluster_sized.jsonl).
-FEW_ROWS_TABLE = {
-    "float32": ((32768, "onepass_cluster_c32768"), (65536, "onepass_cluster_c65536"),
-                (131072, "onepass_cluster_c131072"), (262144, "onepass_cluster_c262144")),
-    **{name: ((32768, f"onepass_cluster_{short}_c32768"), (131072, f"onepass_cluster_{short}_c131072"),
-              (262144, f"onepass_cluster_{short}_c262144"))
-       for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
-}
+_PUSH_SIZES = (65536, 73728, 98304, 131072, 155648, 163840, 262144)
+#: dtype -> the kernels for a few long rows, as :data:`TABLE`'s entries.
+FEW_ROWS_TABLE = {name: tuple((c, f"cluster_push{short}_c{c}") for c in _PUSH_SIZES)
+                  for name, short in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
 
 _TILE_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384)
 
@@ -358,10 +351,9 @@ _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
 
 
 def _sized_cluster(n_cols: int, dtype: str, slack: int):
-    """The forward's cluster kernel of :data:`FEW_ROWS_TABLE` sized to the row (the smallest that
-    holds it with a misaligned row's shift), or None: where that size waits in staging/, a larger
-    one does not stand in (one sized 262144 on rows of 65536 was slower than the split-row kernel,
-    8.6 µs against 8.2 on one row)."""
+    """The kernel of :data:`FEW_ROWS_TABLE` sized to the row (the smallest that holds it with a
+    misaligned row's shift), or None: where that size waits in staging/, a larger one does not
+    stand in (each size up measured slower on the same rows: reports/measurements/few_rows_push.jsonl)."""
     for limit, name in FEW_ROWS_TABLE.get(dtype, ()):
         if n_cols <= limit - slack:
             return _by_name().get(name)
@@ -379,7 +371,9 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, few: bool 
         if v is not None and (device_id is None or v.runs_here(device_id)):
             return v
     for limit, name in entries:
-        v = table[name]
+        v = table.get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
+        if v is None:
+            continue
         room = limit
         if limit is not None and v.spec.geometry != "split-row" and limit >= ROOM_FOR_SHIFT_FROM[fmt.name]:
             room = limit - slack
