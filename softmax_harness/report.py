@@ -115,6 +115,9 @@ BANDWIDTH_NOTE = (
     "each kernel, round by round; the row of those copies gives their range, and the copy",
     "row, a copy timed on its own, is shown against their median).",
     "Bold: the fastest of our kernels at that C. Times are medians of CUDA-event timings.",
+    "A blank cell: not run there; a peer that refuses an input (Quack: a row its 16-byte vectors",
+    "do not divide, or one past its shared memory; Liger: past 65536) is skipped, and",
+    "`pytest -rs` names why.",
 )
 
 
