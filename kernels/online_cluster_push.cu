@@ -1,16 +1,13 @@
 // One-pass softmax for long rows on Hopper: a row over a cluster of 8 blocks, each holding its
-// slice in registers (16-byte loads), every input element read once. The blocks' (max, sum)
-// states meet in mailboxes (include/cluster_push.cuh): each warp pushes its state into every
-// block's shared memory and a block waits only for the bytes it is owed, where
+// slice in registers (32 elements a thread, 16-byte loads), every input element read once. The
+// blocks' (max, sum) states meet in mailboxes (include/cluster_push.cuh): each warp pushes its
+// state into every block's shared memory and a block waits only for the bytes it is owed, where
 // online_onepass_cluster.cu meets at two cluster barriers and reads the others' states one
-// remote load after another. Sized to the row: 8 blocks of C / 256 threads of 32 elements, and
-// for 262144 of 512 threads of 64 (against 1024 of 32: 0.94 of a copy against 0.92 in fp32, 0.97
-// against 0.88 in bf16). At the sizes they hold, fp32 0.967-0.988 of a copy (262144: 0.94-0.96)
-// and 16 bits 0.94-1.00, where the barrier kernels gave 0.66-0.92 and the split-row kernel
-// 0.91-0.94 (reports/measurements/cluster_push.jsonl). A 16-bit kernel's exponentials go over its
-// whole tile, so a 16-bit row far below its size runs slower, and the dispatcher leaves it to the
-// split-row kernel. Exponentials on the special-function unit (fast_math). Needs sm_90
-// (clusters); on older GPUs the kernel traps, and the dispatcher takes the next entry of its table.
+// remote load after another. Sized to the row, 8 blocks of C / 256 threads: at the sizes they
+// hold, 0.97-0.99 of a copy against the barrier kernels' 0.66-0.92 and the split-row kernel's
+// 0.91-0.94 (reports/measurements/cluster_push.jsonl). Exponentials on the special-function unit
+// (fast_math). Needs sm_90 (clusters); on older GPUs the kernel traps, and the dispatcher takes
+// the next entry of its table.
 //
 // @variant name=cluster_push_c65536 kernel=cluster_push_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c73728 kernel=cluster_push_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 fast_math=true exp=ex2
