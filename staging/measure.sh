@@ -28,3 +28,15 @@ for t in bfloat16:_bf16 float16:_f16; do
 done
 python -m softmax_harness measure cluster_push_c65536$S cluster_push_c65536 cluster_push_c131072$S cluster_push_c131072 \
   cluster_push_c262144$S cluster_push_c262144 softmax --dtype float32 --cols 65536 131072 262144 --json "$out/fp32.json"
+# the backwards' 16-bit cluster push kernels beside the barrier cluster kernels and the dispatcher
+for op in softmax_backward:backward log_softmax_backward:log_softmax_backward; do
+  IFS=: read -r o f <<< "$op"
+  for t in bfloat16:_bf16 float16:_f16; do
+    IFS=: read -r dtype s <<< "$t"
+    python -m softmax_harness measure "${f}_cluster_push${s}_c65536$S" "${f}_cluster_push${s}_c73728$S" \
+      "${f}_cluster${s}_c73728" "$o" --op "$o" --dtype "$dtype" --cols 57344 65535 65536 73728 --json "$out/${o}_a_$dtype.json"
+    python -m softmax_harness measure "${f}_cluster_push${s}_c131072$S" "${f}_cluster${s}_c131072" \
+      "${f}_cluster_push${s}_c262144$S" "${f}_cluster${s}_c262144" "$o" --op "$o" --dtype "$dtype" \
+      --cols 114688 131072 229376 262144 --json "$out/${o}_b_$dtype.json"
+  done
+done
