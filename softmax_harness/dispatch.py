@@ -31,9 +31,9 @@ rest up to 2**20 over a group of co-resident blocks (``SPLIT_LONGEST``: each op'
 kernel, inputs read once, one meeting a row); longer ones to a block a row, reading the row two
 or three times.
 
-The forward's 16-bit cluster kernels are left out: they beat the split-row kernel only from C ~ 63488 to
-65536, by 0.02-0.03 of copy, and lose by up to 0.18 below
-(reports/measurements/cluster_crossover_*.json).
+The forward's cluster kernels that meet at cluster barriers (kernels/online_onepass_cluster.cu) are
+no longer taken: the push kernels beat them at every size and row count measured
+(reports/measurements/cluster_push.jsonl, few_rows_push.jsonl).
 """
 
 from __future__ import annotations
