@@ -40,3 +40,14 @@ for op in softmax_backward:backward log_softmax_backward:log_softmax_backward; d
       --cols 114688 131072 229376 262144 --json "$out/${o}_b_$dtype.json"
   done
 done
+# the fused forms' 16-bit cluster push kernels beside the dispatcher (the online split kernel, or
+# the bias form's cluster sized 73728 at 65535)
+for form in bias mask causal; do
+  for t in bfloat16:_bf16 float16:_f16; do
+    IFS=: read -r dtype s <<< "$t"
+    k=scaled_${form}_cluster_push$s
+    python -m softmax_harness measure "${k}_c65536$S" "${k}_c73728$S" "${k}_c131072$S" "${k}_c262144$S" \
+      "scaled_softmax_$form" --op "scaled_softmax_$form" --dtype "$dtype" \
+      --cols 57344 65535 65536 73728 114688 131072 229376 262144 --json "$out/${form}_$dtype.json"
+  done
+done
