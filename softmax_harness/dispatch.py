@@ -115,9 +115,8 @@ FEW_ROWS = 16
 FEW_ROWS_ELEMENTS = 2**21
 #: dtype -> the shortest row of the few that take a cluster: a vocabulary of 32000.
 FEW_ROWS_FROM = {"float32": 32000, "float16": 32000, "bfloat16": 32000}
-_PUSH_SIZES = (65536, 73728, 98304, 131072, 155648, 163840, 262144)
-#: dtype -> the kernels for a few long rows, as :data:`TABLE`'s entries.
-FEW_ROWS_TABLE = {name: tuple((c, f"cluster_push{short}_c{c}") for c in _PUSH_SIZES)
+#: dtype -> the kernels for a few long rows, as :data:`TABLE`'s entries: every size of :data:`PUSH_FROM`.
+FEW_ROWS_TABLE = {name: tuple((size, f"cluster_push{short}_c{size}") for _, size in PUSH_FROM[name])
                   for name, short in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
 
 _TILE_SIZES = (32, 128, 512, 1024, 2048, 4096, 8192, 16384)
