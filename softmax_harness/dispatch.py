@@ -66,17 +66,21 @@ ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 
 #: Long rows over a cluster of 8 blocks whose states meet in mailboxes (kernels/online_cluster_push.cu,
 #: sm_90): type -> ((from, size), ...): the kernel sized ``size`` takes rows from ``from`` columns
-#: up to its size, where it measured faster than the split-row kernel in the same call
-#: (reports/measurements/cluster_push.jsonl, ~1 GiB inputs): fp32 0.963-0.988 of copy against
+#: up to its size, where it measured faster than the split-row kernel in the same call, ~1 GiB
+#: inputs. fp32 (reports/measurements/cluster_push.jsonl): 0.963-0.988 of copy against
 #: 0.906-0.932 at 36864-163840 (a misaligned 65535 on the size 73728), 0.941 against 0.933 at
-#: 262144 and level at 229376; 16 bits 0.92-1.00 against 0.91-0.93 at 57344-163840 and 0.94-0.98
-#: against 0.91-0.92 at 229376-262144. A 16-bit kernel's exponentials go over its whole tile, so a
-#: row far below its size loses (0.75-0.91 at 66-85% of it: 49152-53248, 81920, 102400-110592,
-#: 172032-212992); those rows, and rows between the sizes, keep the split-row kernel.
+#: 262144 and level at 229376. 16 bits (cluster_push_live.jsonl; bf16 at the crossovers, fp16
+#: follows it): a 16-bit tile skips the exponentials of its chunks past the row's end, and wins
+#: from 81% of its size on (53248 on the size 65536: 0.95 against 0.94; 81920 on 98304: 0.94
+#: against 0.91; 110592 on 131072: 0.93 against 0.92; 188416 on 262144: 0.92 against 0.91) where
+#: at 75-79% the split-row kernel stays ahead (51200: 0.93 against 0.96; 77824, 106496, 180224:
+#: 0.90-0.92 against 0.91-0.92); 0.97-1.00 at the sizes themselves; Qwen's 151936 on the size
+#: 153600 (480 threads of 40) 0.94-0.96 against the size 155648's 0.92.
 PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688, 131072), (151936, 155648),
                          (155649, 163840), (229376, 262144)),
-             **{name: ((57345, 65536), (65537, 73728), (86016, 98304), (114688, 131072), (151936, 155648),
-                       (155649, 163840), (229376, 262144)) for name in ("float16", "bfloat16")}}
+             **{name: ((53248, 65536), (65537, 73728), (81920, 98304), (110592, 131072), (151936, 153600),
+                       (153601, 155648), (155649, 163840), (188416, 262144))
+                for name in ("float16", "bfloat16")}}
 
 
 def _pushed(dtype: str, short: str, split: str, one_block: tuple = (0, "")):
@@ -206,6 +210,38 @@ _SPLIT_INSTEAD = {
 }
 
 
+#: The backwards' and the bias form's 16-bit long rows over a cluster of 8 whose states meet in
+#: mailboxes (kernels/*/*_cluster_push.cu, sm_90): family -> type -> ((from, size), ...), as
+#: :data:`PUSH_FROM`, over the ladder's entries there, where each measured faster than the
+#: dispatcher's choice in the same call (reports/measurements/push_ops.jsonl, ~1 GiB inputs; bf16
+#: at the crossovers, fp16 follows it). The softmax backward 1.00-1.04 of copy against 0.96-0.99
+#: at 53248-73728 (the online split kernel; 49152: 0.94 against 0.97); log_softmax's 0.95-1.03
+#: against 0.89-0.91 at 65536 and 73728 (level at 57344 and 71680; 53248, 67584 and 69632 behind);
+#: the bias form 0.65-1.04 against 0.63-0.89 at 40960-73728 (the barrier cluster kernels),
+#: 0.85-1.01 against 0.77-0.80 at 98304-131072 and 0.81-0.85 against 0.77-0.78 at 245760-262144
+#: (the online split kernel; 81920 and 229376 behind). Left to the others: the backwards' sizes
+#: 131072 and 262144 (0.56-0.98 against 0.97-0.99), the mask and causal forms' (0.15-0.81
+#: against 0.67-0.79, ahead by 0.02 only at 65536-73728 in the causal form), and every misaligned
+#: row (a misaligned 65535 0.59-0.70 against the online split kernel's 0.70-0.92).
+_PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
+         "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
+         "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
+                         for s in ("_f16", "_bf16")}}
+
+
+def _overlay(entries, ranges, name_of):
+    """A ladder's ``entries`` (ending on a finite limit) with the rows of each (from, size) of
+    ``ranges`` given to ``name_of(size)``, neighbouring entries of one variant joined."""
+    def at(n):
+        for start, size in ranges:
+            if start <= n <= size:
+                return name_of(size)
+        return next(name for limit, name in entries if n <= limit)
+    cuts = sorted({limit for limit, _ in entries} | {x for start, size in ranges for x in (start - 1, size)})
+    out = [(n, at(n)) for n in cuts if n > 0]
+    return [e for e, after in zip(out, [*out[1:], (None, None)], strict=True) if e[1] != after[1]]
+
+
 def _ladder(family: str, suffix: str):
     """The variants of ``family`` (their names' prefix) for one element type (``suffix``: "",
     "_f16", "_bf16"): a register tile sized to the row, then the clusters and the online split
@@ -222,23 +258,21 @@ def _ladder(family: str, suffix: str):
         entries += [(c, split if c in instead else f"{family}_cluster{suffix}_c{c}")
                     for c in _CLUSTER_SIZES[suffix] if c >= start]
     entries.append((SPLIT_LONGEST, split))
-    # the split kernel's neighbouring entries as one, its longest limit
-    entries = [e for e, after in zip(entries, [*entries[1:], block], strict=True)
-               if not e[1] == after[1] == split]
-    return (*entries, block)
+    pushed = _PUSH.get(family, {}).get(suffix, ())
+    return (*_overlay(entries, pushed, lambda size: f"{family}_cluster_push{suffix}_c{size}"), block)
 
 
 def _misaligned_rooms(entries, suffix: str):
     """The longest misaligned row each entry of a ladder takes: a cluster kernel whose next size is
     at most an eighth larger leaves it the rows whose shift may overflow its 8 blocks' tiles (the
-    row less one 16-byte vector a block); anywhere else the row stays, read element by element,
-    as a kernel twice the size measured slower still."""
+    row less one 16-byte vector a block); a cluster push kernel none (:data:`_PUSH`); anywhere
+    else the row stays, read element by element, as a kernel twice the size measured slower still."""
     vector = 16 // (4 if suffix == "" else 2)
     rooms = []
     for i, (limit, name) in enumerate(entries):
         after = entries[i + 1][0] if i + 1 < len(entries) else None
         close = "_cluster" in name and None not in (limit, after) and after * 8 <= limit * 9
-        rooms.append(limit - 8 * vector if close else limit)
+        rooms.append(0 if "_cluster_push" in name else limit - 8 * vector if close else limit)
     return tuple(rooms)
 
 

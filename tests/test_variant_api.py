@@ -239,37 +239,64 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
-    """The fused forms' 16-bit rows: the bias form's up to 32768 on its tile sized 32768, an aligned
-    row of 65536 on the cluster sized 65536, a misaligned 65535 (with its shift) on the one sized
-    73728, and the rows past it on the online split kernel; the mask and causal forms' every row
-    past their tiles (16384) on the online split kernel. log_softmax's and the backwards' 16-bit
-    rows past their tiles all go to their online split kernels."""
+    """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
+    kernel sized to the row where one measured faster (dispatch._PUSH), every misaligned row and
+    every other row on the online split kernel (the bias form's shortest on its cluster sized
+    65536); log_softmax's and the mask and causal forms' all on the online split kernel."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16")):
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
-            split = f"{family}_online_split_{short}"
-            assert chosen(73729) == chosen(151936) == chosen(262144) == split
-            if family != "scaled_bias":
-                assert chosen(32769) == chosen(65535, aligned=False) == chosen(65536) == split
-                assert chosen(73728) == split
+            split, push = f"{family}_online_split_{short}", f"{family}_cluster_push_{short}_c"
+            assert chosen(73729) == chosen(151936) == chosen(229376) == chosen(2**20) == split
+            assert chosen(65535, aligned=False) == chosen(73728, aligned=False) == split
+            if family in ("log_softmax", "scaled_mask", "scaled_causal"):
+                assert chosen(32769) == chosen(65536) == chosen(73728) == chosen(262144) == split
                 if family.startswith("scaled_"):
                     assert chosen(16385) == chosen(24576) == chosen(32768) == split
-                continue
-            assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
-            cluster = f"{family}_cluster_{short}_c"
-            assert chosen(32769) == chosen(65472, aligned=False) == chosen(65536) == cluster + "65536"
-            assert chosen(65535, aligned=False) == chosen(73728) == cluster + "73728"
+            elif family == "scaled_bias":
+                assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
+                assert chosen(32769) == chosen(40959) == f"{family}_cluster_{short}_c65536"
+                assert chosen(40960) == chosen(65536) == push + "65536"
+                assert chosen(65537) == chosen(73728) == push + "73728"
+                assert chosen(98303) == split and chosen(98304) == chosen(131072) == push + "131072"
+                assert chosen(245759) == split and chosen(245760) == chosen(262144) == push + "262144"
+            else:
+                first = 53248 if family == "backward" else 57345
+                assert chosen(32769) == chosen(first - 1) == split
+                assert chosen(first) == chosen(65536) == push + "65536"
+                assert chosen(73728) == push + "73728" and chosen(131072) == chosen(262144) == split
+                assert chosen(65537) == (push + "73728" if family == "backward" else split)
+
+
+def test_a_push_range_takes_its_rows_from_whatever_entries_held_them():
+    from softmax_harness.dispatch import _overlay
+
+    ladder = [(100, "tile"), (1000, "split")]
+    assert _overlay(ladder, (), str) == ladder
+    assert _overlay(ladder, ((50, 100), (600, 800)), lambda size: f"push{size}") == [
+        (49, "tile"), (100, "push100"), (599, "split"), (800, "push800"), (1000, "split")]
+    # a range across two entries, and one ending on the ladder's last limit
+    assert _overlay(ladder, ((80, 200), (901, 1000)), lambda size: f"push{size}") == [
+        (79, "tile"), (200, "push200"), (900, "split"), (1000, "push1000")]
+
+
+def test_a_misaligned_row_never_goes_to_a_cluster_push_kernel_of_an_op():
+    from softmax_harness.dispatch import _misaligned_rooms
+
+    ladder = ((49151, "f_online_split_bf16"), (65536, "f_cluster_push_bf16_c65536"),
+              (73728, "f_cluster_push_bf16_c73728"), (2**20, "f_online_split_bf16"), (None, "f_block_bf16"))
+    assert _misaligned_rooms(ladder, "_bf16") == (49151, 0, 0, 2**20, None)
 
 
 def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
     form, whose last tile kept is sized 8192, and log_softmax, whose tiles end at 32768; 16 bits:
-    the bias form's cluster sized 73728, the mask and causal forms' tiles at 16384, the others'
-    tiles at 32768) up to 2^20 go over a group of blocks meeting once a row, the longer ones to
-    the block."""
+    the bias form's cluster push kernel sized 262144, the mask and causal forms' tiles at 16384,
+    the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go over a group of
+    blocks meeting once a row, the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -282,9 +309,10 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
                 last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
             elif suffix and family != "scaled_bias":
                 last, kernel = 16384, f"{family}_onepass{suffix}_c16384"
+            elif suffix:
+                last, kernel = 262144, f"{family}_cluster_push{suffix}_c262144"
             else:
-                last = 32768 if suffix == "" else 73728
-                kernel = f"{family}_cluster{suffix}_c{last}"
+                last, kernel = 32768, f"{family}_cluster_c32768"
             assert chosen(last) == kernel
             assert chosen(last + 1) == chosen(2**20) == f"{family}_online_split{suffix}"
             assert chosen(2**20 + 1).startswith(f"{family}_block")
@@ -369,7 +397,8 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
     assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16_b512"
-    assert dispatch.choose(57344, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"
+    assert dispatch.choose(53240, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"
+    assert dispatch.choose(57344, dtype="float16", aligned=False).name == "cluster_push_f16_c65536"
     assert dispatch.choose(65536, dtype="float16").name == "cluster_push_f16_c65536"
     assert dispatch.choose(65530, dtype="float16", aligned=False).name == "cluster_push_f16_c73728"
     assert dispatch.choose(65535, dtype="float32", aligned=False).name == "cluster_push_c73728"
