@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The measurements that decide the staged cluster push kernels, ~1 GiB inputs, rows into $1/*.json
+# (pack them: a device call brings back 8 files): fp32 rows of 196608-262144 on 16 blocks of 512
+# threads of 32 (cluster16_push_c262144, the launch allowing a cluster past 8: staging/launch_path.patch,
+# applied for the run) beside the 8
+# blocks of 512 of 64 and the dispatcher; Qwen's 151936 in 16 bits on 416 threads of 48 (159744)
+# and 320 of 64 (163840_b320) beside the size 153600's 480 of 40; the cold-L2 latency of a few rows
+# of 262144 in fp32 on each.
+set -u
+cd "$(dirname "$0")/.."
+out=${1:-/tmp/staged}
+mkdir -p "$out"
+export PYTHONPATH=.
+S=@staging/kernels
+# staging/*.patch in place while it runs, where staging/check.sh has not put them there already
+applied=""
+for p in staging/*.patch; do
+  [ -e "$p" ] && { git apply "$p" 2>/dev/null || patch -p1 -s -N -r - < "$p" > /dev/null 2>&1; } && applied="$applied $p"
+done
+trap 'for p in $applied; do git apply -R "$p" 2>/dev/null || patch -R -p1 -s < "$p"; done' EXIT
+# a measurement whose rows are already in $1 is not taken again (a call that ran out of time goes on)
+measure() { [ -s "${@: -1}" ] || python -m softmax_harness measure "$@"; }
+measure cluster16_push_c262144$S cluster_push_c262144 softmax --dtype float32 \
+  --cols 196608 229376 245760 262144 --json "$out/fp32_262144.json"
+measure cluster16_push_c262144$S cluster_push_c262144 softmax --dtype float32 \
+  --cols 262144 --json "$out/fp32_262144_again.json"
+for t in bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  p=cluster_push$s
+  measure "${p}_c159744$S" "${p}_c163840_b320$S" "${p}_c153600" softmax --dtype "$dtype" \
+    --cols 151936 153600 159744 --json "$out/qwen_$dtype.json"
+done
+[ -s "$out/few_rows.jsonl" ] || tools/few-rows-latency "$out/few_rows.jsonl" cluster16_push_c262144$S
