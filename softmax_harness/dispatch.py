@@ -220,9 +220,12 @@ _SPLIT_INSTEAD = {
 #: the bias form 0.65-1.04 against 0.63-0.89 at 40960-73728 (the barrier cluster kernels),
 #: 0.85-1.01 against 0.77-0.80 at 98304-131072 and 0.81-0.85 against 0.77-0.78 at 245760-262144
 #: (the online split kernel; 81920 and 229376 behind). Left to the others: the backwards' sizes
-#: 131072 and 262144 (0.56-0.98 against 0.97-0.99), the mask and causal forms' (0.15-0.81
-#: against 0.67-0.79, ahead by 0.02 only at 65536-73728 in the causal form), and every misaligned
-#: row (a misaligned 65535 0.59-0.70 against the online split kernel's 0.70-0.92).
+#: 131072 and 262144 (0.61-0.92 against 0.88-0.99 below 262144; at 262144 itself the softmax
+#: backward's level, 0.97-0.98), the mask and causal forms' (ahead only at their sizes' own
+#: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
+#: against 0.67-0.79 elsewhere), and every misaligned row (a misaligned 65535 0.25-0.70 against
+#: 0.67-0.92, where the bias form's now takes the online split kernel at 0.695, level with the
+#: barrier cluster's 0.70 before).
 _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
          "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
