@@ -5,7 +5,7 @@
 # applied for the run) beside the 8
 # blocks of 512 of 64 and the dispatcher; Qwen's 151936 in 16 bits on 416 threads of 48 (159744)
 # and 320 of 64 (163840_b320) beside the size 153600's 480 of 40; the cold-L2 latency of a few rows
-# of 262144 in fp32 on each.
+# of 262144 in fp32 on each; the causal form's online split kernels that skip the masked columns.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
@@ -29,5 +29,13 @@ for t in bfloat16:_bf16 float16:_f16; do
   p=cluster_push$s
   measure "${p}_c159744$S" "${p}_c163840_b320$S" "${p}_c153600" softmax --dtype "$dtype" \
     --cols 151936 153600 159744 --json "$out/qwen_$dtype.json"
+done
+# the causal form's online split kernels reading and folding only up to each row's last kept
+# column, beside kernels/' and the dispatcher (rows r keep 0 .. r % C: most of a long row is masked)
+for t in float32: bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  k=scaled_causal_online_split$s
+  measure "$k$S" "$k" scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
+    --cols 20480 32768 65536 131072 1048576 --json "$out/causal_$dtype.json"
 done
 [ -s "$out/few_rows.jsonl" ] || tools/few-rows-latency "$out/few_rows.jsonl" cluster16_push_c262144$S
