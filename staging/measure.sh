@@ -38,4 +38,15 @@ for t in float32: bfloat16:_bf16 float16:_f16; do
   measure "$k$S" "$k" scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
     --cols 20480 32768 65536 131072 1048576 --json "$out/causal_$dtype.json"
 done
+# the causal form's register tiles reading only up to each row's last kept column (include/scaled.cuh
+# CausalTile), each at the size it holds, beside kernels/' (rows of short C: about half of each read)
+for t in float32: bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  names=""
+  for c in 128 4096 16384; do names="$names scaled_causal_onepass${s}_c$c$S scaled_causal_onepass${s}_c$c"; done
+  [ "$dtype" = float32 ] && names="$names scaled_causal_cluster_c32768$S scaled_causal_cluster_c32768"
+  # shellcheck disable=SC2086
+  measure $names scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
+    --cols 128 4096 16384 32768 --json "$out/causal_tiles_$dtype.json"
+done
 [ -s "$out/few_rows.jsonl" ] || tools/few-rows-latency "$out/few_rows.jsonl" cluster16_push_c262144$S
