@@ -274,6 +274,18 @@ __device__ __forceinline__ CausalTile<T, LANES, E> row_tile(const T* x, int, flo
     return t;
 }
 
+// A tile's logits formed once into v, and their maximum.
+template <class L, int N>
+__device__ __forceinline__ float form_logits(const L& t, float (&v)[N]) {
+    float m = neg_inf();
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+        v[i] = t(i);
+        m = fmaxf(m, v[i]);
+    }
+    return m;
+}
+
 // A row of at most LANES * E elements a group of LANES lanes, in registers: the logits formed once
 // into floats (the 16-bit tiles hold raw bits: forming t again for the sum and the store made
 // those kernels issue-bound, reports/measurements/fused_tiles_ncu.txt), their maximum, then
@@ -284,12 +296,7 @@ template <class L, class T, int LANES>
 __device__ __forceinline__ void scaled_tile_row(L& t, T* __restrict__ y, int n, const RowSlot<LANES>& slot) {
     using Tile = decltype(t.x);
     float v[Tile::CAPACITY / LANES];
-    float m = neg_inf();
-#pragma unroll
-    for (int i = 0; i < Tile::CAPACITY / LANES; ++i) {
-        v[i] = t(i);
-        m = fmaxf(m, v[i]);
-    }
+    float m = form_logits(t, v);
     m = slot.reduce(Max(), m);
     const ExpArgs<false> arg(m);
     const float d = slot.reduce(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) {
@@ -315,12 +322,7 @@ __device__ __forceinline__ void scaled_cluster_rows(const T* __restrict__ x, Sec
     const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
     auto t = row_tile<T, THREADS, E>(x, second, scale, part.row, n_cols, part.n, threadIdx.x, part.start);
     float v[E];
-    float m = neg_inf();
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-        v[i] = t(i);
-        m = fmaxf(m, v[i]);
-    }
+    float m = form_logits(t, v);
     m = cluster_reduce<CLUSTER>(Max(), m, scratch, &published[0]);
     const ExpArgs<false> arg(m);
     const float d = cluster_reduce<CLUSTER>(Sum(), chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) {
