@@ -4,7 +4,8 @@
 # threads of 32 (cluster16_push_c262144, the launch allowing a cluster past 8: staging/launch_path.patch,
 # applied for the run) beside the 8
 # blocks of 512 of 64 and the dispatcher; Qwen's 151936 in 16 bits on 416 threads of 48 (159744)
-# and 320 of 64 (163840_b320) beside the size 153600's 480 of 40; the cold-L2 latency of a few rows
+# and 320 of 64 (163840_b320) beside the size 153600's 480 of 40; 16-bit 50257 and misaligned 65535
+# on sizes 51200 and 67584; the cold-L2 latency of a few rows
 # of 262144 in fp32 on each; the causal form's online split kernels that skip the masked columns.
 set -u
 cd "$(dirname "$0")/.."
@@ -29,6 +30,13 @@ for t in bfloat16:_bf16 float16:_f16; do
   p=cluster_push$s
   measure "${p}_c159744$S" "${p}_c163840_b320$S" "${p}_c153600" softmax --dtype "$dtype" \
     --cols 151936 153600 159744 --json "$out/qwen_$dtype.json"
+done
+# GPT-2's 50257 and a misaligned 65535 in 16 bits on push kernels sized to hold them (51200: 160
+# threads of 40; 67584: 352 of 24) beside the dispatcher (the split-row kernel; the size 73728)
+for t in bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  measure "cluster_push${s}_c51200$S" "cluster_push${s}_c67584$S" "cluster_push${s}_c73728" softmax \
+    --dtype "$dtype" --cols 50257 51200 65535 67584 --json "$out/odd_$dtype.json"
 done
 # the causal form's online split kernels reading and folding only up to each row's last kept
 # column, beside kernels/' and the dispatcher (rows r keep 0 .. r % C: most of a long row is masked)

@@ -18,7 +18,9 @@
 // same shape, two blocks an SM, reach 0.97-0.98; 16 blocks of 64 KB fit two an SM. The 16-bit
 // kernels sized 159744 (416 threads of 48) and 163840 in 320 threads of 64 (the shape of the size
 // 262144, which runs at 0.97-0.98) are Qwen's 151936 on fewer threads than the 480 of 40 of the
-// size 153600 (0.94-0.96 there).
+// size 153600 (0.94-0.96 there). The 16-bit sizes 51200 (160 threads of 40) and 67584 (352 of 24)
+// hold GPT-2's 50257 (0.94 on the split-row kernel) and a misaligned 65535 with its shift (0.92-0.93
+// on the size 73728) at 98% and 97% of their tiles.
 //
 // @variant name=cluster_push_c65536 kernel=cluster_push_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c73728 kernel=cluster_push_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 fast_math=true exp=ex2
@@ -36,6 +38,10 @@
 // @variant name=cluster_push_bf16_c159744 kernel=cluster_push_bf16_c159744 algorithm=online geometry=cluster-per-row threads=416 cluster=8 max_cols=159744 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c163840_b320 kernel=cluster_push_f16_c163840_b320 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c163840_b320 kernel=cluster_push_bf16_c163840_b320 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c51200 kernel=cluster_push_f16_c51200 algorithm=online geometry=cluster-per-row threads=160 cluster=8 max_cols=51200 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c67584 kernel=cluster_push_f16_c67584 algorithm=online geometry=cluster-per-row threads=352 cluster=8 max_cols=67584 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c51200 kernel=cluster_push_bf16_c51200 algorithm=online geometry=cluster-per-row threads=160 cluster=8 max_cols=51200 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c67584 kernel=cluster_push_bf16_c67584 algorithm=online geometry=cluster-per-row threads=352 cluster=8 max_cols=67584 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c153600 kernel=cluster_push_f16_c153600 algorithm=online geometry=cluster-per-row threads=480 cluster=8 max_cols=153600 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c155648 kernel=cluster_push_f16_c155648 algorithm=online geometry=cluster-per-row threads=608 cluster=8 max_cols=155648 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c163840 kernel=cluster_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=640 cluster=8 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
@@ -99,7 +105,9 @@ PUSH_KERNEL(cluster_push_c155648, float, 608, 32)
 PUSH_KERNEL(cluster_push_c163840, float, 640, 32)
 PUSH_KERNEL(cluster_push_c262144, float, 512, 64)
 PUSH_KERNEL_OF(cluster16_push_c262144, float, 16, 512, 32)
+PUSH_KERNEL(cluster_push_f16_c51200, sh::half_t, 160, 40)
 PUSH_KERNEL(cluster_push_f16_c65536, sh::half_t, 256, 32)
+PUSH_KERNEL(cluster_push_f16_c67584, sh::half_t, 352, 24)
 PUSH_KERNEL(cluster_push_f16_c73728, sh::half_t, 288, 32)
 PUSH_KERNEL(cluster_push_f16_c98304, sh::half_t, 384, 32)
 PUSH_KERNEL(cluster_push_f16_c131072, sh::half_t, 512, 32)
@@ -109,7 +117,9 @@ PUSH_KERNEL(cluster_push_f16_c163840_b320, sh::half_t, 320, 64)
 PUSH_KERNEL(cluster_push_f16_c155648, sh::half_t, 608, 32)
 PUSH_KERNEL(cluster_push_f16_c163840, sh::half_t, 640, 32)
 PUSH_KERNEL(cluster_push_f16_c262144, sh::half_t, 512, 64)
+PUSH_KERNEL(cluster_push_bf16_c51200, sh::bf16_t, 160, 40)
 PUSH_KERNEL(cluster_push_bf16_c65536, sh::bf16_t, 256, 32)
+PUSH_KERNEL(cluster_push_bf16_c67584, sh::bf16_t, 352, 24)
 PUSH_KERNEL(cluster_push_bf16_c73728, sh::bf16_t, 288, 32)
 PUSH_KERNEL(cluster_push_bf16_c98304, sh::bf16_t, 384, 32)
 PUSH_KERNEL(cluster_push_bf16_c131072, sh::bf16_t, 512, 32)
