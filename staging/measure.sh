@@ -5,8 +5,8 @@
 # applied for the run) beside the 8
 # blocks of 512 of 64 and the dispatcher; Qwen's 151936 in 16 bits on 416 threads of 48 (159744)
 # and 320 of 64 (163840_b320) beside the size 153600's 480 of 40; 16-bit 50257 and misaligned 65535
-# on sizes 51200 and 67584; the cold-L2 latency of a few rows
-# of 262144 in fp32 on each; the causal form's online split kernels that skip the masked columns.
+# on sizes 51200 and 67584; the causal form's kernels that skip the masked columns; with FEW_ROWS=1,
+# the cold-L2 latency of a few rows of 262144 in fp32 on the 16-block kernel.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
@@ -57,4 +57,7 @@ for t in float32: bfloat16:_bf16 float16:_f16; do
   measure $names scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
     --cols 128 4096 16384 32768 --json "$out/causal_tiles_$dtype.json"
 done
-[ -s "$out/few_rows.jsonl" ] || tools/few-rows-latency "$out/few_rows.jsonl" cluster16_push_c262144$S
+# the whole few-rows latency sweep (~2 minutes), with FEW_ROWS=1: once the 16-block kernel has won
+if [ "${FEW_ROWS:-0}" = 1 ] && [ ! -s "$out/few_rows.jsonl" ]; then
+  tools/few-rows-latency "$out/few_rows.jsonl" cluster16_push_c262144$S
+fi
