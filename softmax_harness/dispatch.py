@@ -83,25 +83,29 @@ PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688
                 for name in ("float16", "bfloat16")}}
 
 
-def _pushed(dtype: str, short: str, split: str, one_block: tuple = (0, "")):
-    """The cluster push kernels of :data:`PUSH_FROM` in a ladder, the split-row kernel between them
-    (``one_block``: (its limit, name), the split-row kernel of one block a row, where it reaches).
-    On a GPU without clusters each row of a push kernel goes on to the next split-row entry."""
-    reach = 32768
-    for start, size in PUSH_FROM[dtype]:
-        if start > reach + 1:
-            yield start - 1, one_block[1] if start - 1 <= one_block[0] else split
-        yield size, f"cluster_push{short}_c{size}"
-        reach = size
+def _overlay(entries, ranges, name_of):
+    """A ladder's ``entries`` (ending on a finite limit) with the rows of each (from, size) of
+    ``ranges`` given to ``name_of(size)``, neighbouring entries of one variant joined: the cluster
+    push kernels of :data:`PUSH_FROM` and :data:`_PUSH` over the kernels between them. On a GPU
+    without clusters a push kernel's rows go on to the next entry."""
+    def at(n):
+        for start, size in ranges:
+            if start <= n <= size:
+                return name_of(size)
+        return next(name for limit, name in entries if n <= limit)
+    cuts = sorted({limit for limit, _ in entries} | {x for start, size in ranges for x in (start - 1, size)})
+    out = [(n, at(n)) for n in cuts if n > 0]
+    return [e for e, after in zip(out, [*out[1:], (None, None)], strict=True) if e[1] != after[1]]
 
 
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*_onepass("float32", _SIZES, "onepass_vec4_c"), *_pushed("float32", "", "split_row_smem_f32"),
-                (2**21, "split_row_smem_f32"), (None, "safe_block_vec4_1024")),
-    **{name: (*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
-              *_pushed(name, f"_{short}", f"split_row_smem_{short}", (69568, f"split_row_smem_{short}_b512")),
-              (2**21, f"split_row_smem_{short}"))
+    "float32": (*_overlay((*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32")),
+                          PUSH_FROM["float32"], lambda size: f"cluster_push_c{size}"),
+                (None, "safe_block_vec4_1024")),
+    **{name: tuple(_overlay((*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
+                             (69568, f"split_row_smem_{short}_b512"), (2**21, f"split_row_smem_{short}")),
+                            PUSH_FROM[name], lambda size, short=short: f"cluster_push_{short}_c{size}"))
        for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
 }
 
@@ -230,19 +234,6 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
          "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")}}
-
-
-def _overlay(entries, ranges, name_of):
-    """A ladder's ``entries`` (ending on a finite limit) with the rows of each (from, size) of
-    ``ranges`` given to ``name_of(size)``, neighbouring entries of one variant joined."""
-    def at(n):
-        for start, size in ranges:
-            if start <= n <= size:
-                return name_of(size)
-        return next(name for limit, name in entries if n <= limit)
-    cuts = sorted({limit for limit, _ in entries} | {x for start, size in ranges for x in (start - 1, size)})
-    out = [(n, at(n)) for n in cuts if n > 0]
-    return [e for e, after in zip(out, [*out[1:], (None, None)], strict=True) if e[1] != after[1]]
 
 
 def _ladder(family: str, suffix: str):
