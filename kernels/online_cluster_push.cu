@@ -5,7 +5,9 @@
 // online_onepass_cluster.cu meets at two cluster barriers and reads the others' states one
 // remote load after another. Sized to the row: 8 blocks of C / 256 threads of 32 elements, for
 // 262144 of 512 threads of 64 (against 1024 of 32: 0.94 of a copy against 0.92 in fp32, 0.97
-// against 0.88 in bf16), and in 16 bits for 153600 (Qwen's vocabulary of 151936) of 480 of 40.
+// against 0.88 in bf16), and in 16 bits for 163840 of 320 of 64, which takes Qwen's vocabulary of
+// 151936 at 0.98 where 480 threads of 40 (sized 153600) gave 0.94-0.96 and 640 of 32 0.93 at
+// 159744 (reports/measurements/push_16bit_151936.jsonl).
 // At the sizes they hold, fp32 0.967-0.988 of a copy (262144: 0.94-0.96) and 16 bits 0.94-1.00,
 // where the barrier kernels gave 0.66-0.92 and the split-row kernel 0.91-0.94
 // (reports/measurements/cluster_push.jsonl). A 16-bit tile's exponentials set its pace, so its
@@ -24,17 +26,13 @@
 // @variant name=cluster_push_f16_c73728 kernel=cluster_push_f16_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c98304 kernel=cluster_push_f16_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c131072 kernel=cluster_push_f16_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
-// @variant name=cluster_push_f16_c153600 kernel=cluster_push_f16_c153600 algorithm=online geometry=cluster-per-row threads=480 cluster=8 max_cols=153600 min_sm=90 dtypes=float16 fast_math=true exp=ex2
-// @variant name=cluster_push_f16_c155648 kernel=cluster_push_f16_c155648 algorithm=online geometry=cluster-per-row threads=608 cluster=8 max_cols=155648 min_sm=90 dtypes=float16 fast_math=true exp=ex2
-// @variant name=cluster_push_f16_c163840 kernel=cluster_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=640 cluster=8 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c163840 kernel=cluster_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_f16_c262144 kernel=cluster_push_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c65536 kernel=cluster_push_bf16_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c73728 kernel=cluster_push_bf16_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c98304 kernel=cluster_push_bf16_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c131072 kernel=cluster_push_bf16_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
-// @variant name=cluster_push_bf16_c153600 kernel=cluster_push_bf16_c153600 algorithm=online geometry=cluster-per-row threads=480 cluster=8 max_cols=153600 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
-// @variant name=cluster_push_bf16_c155648 kernel=cluster_push_bf16_c155648 algorithm=online geometry=cluster-per-row threads=608 cluster=8 max_cols=155648 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
-// @variant name=cluster_push_bf16_c163840 kernel=cluster_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=640 cluster=8 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c163840 kernel=cluster_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c262144 kernel=cluster_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
@@ -89,15 +87,11 @@ PUSH_KERNEL(cluster_push_f16_c65536, sh::half_t, 256, 32)
 PUSH_KERNEL(cluster_push_f16_c73728, sh::half_t, 288, 32)
 PUSH_KERNEL(cluster_push_f16_c98304, sh::half_t, 384, 32)
 PUSH_KERNEL(cluster_push_f16_c131072, sh::half_t, 512, 32)
-PUSH_KERNEL(cluster_push_f16_c153600, sh::half_t, 480, 40)
-PUSH_KERNEL(cluster_push_f16_c155648, sh::half_t, 608, 32)
-PUSH_KERNEL(cluster_push_f16_c163840, sh::half_t, 640, 32)
+PUSH_KERNEL(cluster_push_f16_c163840, sh::half_t, 320, 64)
 PUSH_KERNEL(cluster_push_f16_c262144, sh::half_t, 512, 64)
 PUSH_KERNEL(cluster_push_bf16_c65536, sh::bf16_t, 256, 32)
 PUSH_KERNEL(cluster_push_bf16_c73728, sh::bf16_t, 288, 32)
 PUSH_KERNEL(cluster_push_bf16_c98304, sh::bf16_t, 384, 32)
 PUSH_KERNEL(cluster_push_bf16_c131072, sh::bf16_t, 512, 32)
-PUSH_KERNEL(cluster_push_bf16_c153600, sh::bf16_t, 480, 40)
-PUSH_KERNEL(cluster_push_bf16_c155648, sh::bf16_t, 608, 32)
-PUSH_KERNEL(cluster_push_bf16_c163840, sh::bf16_t, 640, 32)
+PUSH_KERNEL(cluster_push_bf16_c163840, sh::bf16_t, 320, 64)
 PUSH_KERNEL(cluster_push_bf16_c262144, sh::bf16_t, 512, 64)

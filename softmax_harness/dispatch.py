@@ -74,12 +74,14 @@ ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 #: from 81% of its size on (53248 on the size 65536: 0.95 against 0.94; 81920 on 98304: 0.94
 #: against 0.91; 110592 on 131072: 0.93 against 0.92; 188416 on 262144: 0.92 against 0.91) where
 #: at 75-79% the split-row kernel stays ahead (51200: 0.93 against 0.96; 77824, 106496, 180224:
-#: 0.90-0.92 against 0.91-0.92); 0.97-1.00 at the sizes themselves; Qwen's 151936 on the size
-#: 153600 (480 threads of 40) 0.94-0.96 against the size 155648's 0.92.
+#: 0.90-0.92 against 0.91-0.92); 0.97-1.00 at the sizes themselves. The 16-bit size 163840 (320
+#: threads of 64) takes 143360-163840 at 0.974-0.987, Qwen's 151936 at 0.98-0.99, where the sizes
+#: 153600 (480 of 40) and 155648 gave 0.90-0.96 and the split-row kernel 0.91
+#: (push_16bit_151936.jsonl).
 PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688, 131072), (151936, 155648),
                          (155649, 163840), (229376, 262144)),
-             **{name: ((53248, 65536), (65537, 73728), (81920, 98304), (110592, 131072), (151936, 153600),
-                       (153601, 155648), (155649, 163840), (188416, 262144))
+             **{name: ((53248, 65536), (65537, 73728), (81920, 98304), (110592, 131072), (143360, 163840),
+                       (188416, 262144))
                 for name in ("float16", "bfloat16")}}
 
 
@@ -191,8 +193,9 @@ SPLIT_LONGEST = 2**20
 #: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
 #: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
 #: loaded three chunks at a time: mask_tile_16384_crossover.jsonl). Kept: the other fp32 clusters
-#: sized 32768 (the backward's 1.00 against 1.00; the bias and causal forms' measured at 32768
-#: only, 0.97 and 0.85 against 1.00 and 0.92), and in 16 bits the bias form's sized 65536 (0.88
+#: sized 32768 (the backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
+#: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
+#: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits the bias form's sized 65536 (0.88
 #: against 0.75) and 73728 (not measured beside it), and the mask form's tile sized 16384 (0.70
 #: against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at 10240-16384 since, a
 #: crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal forms' clusters
@@ -206,7 +209,7 @@ _SPLIT_INSTEAD = {
     "scaled_bias": {"": (65536, 131072), "_f16": (131072, 262144), "_bf16": (131072, 262144)},
     "scaled_mask": {"": (16384, 32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},
-    "scaled_causal": {"": (65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
+    "scaled_causal": {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                       "_bf16": (32768, 65536, 73728, 131072, 262144)},
     **{family: {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
                 "_bf16": (65536, 73728, 131072, 262144)}

@@ -293,7 +293,8 @@ def test_a_misaligned_row_never_goes_to_a_cluster_push_kernel_of_an_op():
 
 def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
-    form, whose last tile kept is sized 8192, and log_softmax, whose tiles end at 32768; 16 bits:
+    and causal forms, whose last tiles kept are sized 8192 and 16384, and log_softmax, whose tiles
+    end at 32768; 16 bits:
     the bias form's cluster push kernel sized 262144, the mask and causal forms' tiles at 16384,
     the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go over a group of
     blocks meeting once a row, the longer ones to the block."""
@@ -303,8 +304,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            if (family, suffix) == ("scaled_mask", ""):
-                last, kernel = 8192, "scaled_mask_onepass_c8192"
+            if (family, suffix) in (("scaled_mask", ""), ("scaled_causal", "")):
+                last, kernel = (8192, "scaled_mask_onepass_c8192") if family == "scaled_mask" else \
+                    (16384, "scaled_causal_onepass_c16384")
             elif family == "log_softmax" or (suffix and not family.startswith("scaled_")):
                 last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
             elif suffix and family != "scaled_bias":
@@ -347,6 +349,9 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(80000, 4, "bfloat16") == "cluster_push_bf16_c98304"
     assert _few(110000, 16, "float16") == "cluster_push_f16_c131072"
     assert _few(160000, 8, "bfloat16") == "cluster_push_bf16_c163840"
+    assert _few(151936, 1, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
+    assert _few(143360, 1, "float16") == _few(143360, None, "float16") == "cluster_push_f16_c163840"
+    assert _few(143359, None, "float16") == "split_row_smem_f16"
     assert _few(100000, 17) == _few(100000, None) == "split_row_smem_f32"
 
 

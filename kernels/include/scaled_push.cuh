@@ -25,12 +25,7 @@ __device__ __forceinline__ void scaled_push_rows(const T* __restrict__ x, Second
     const ClusterSlice part = cluster_slice<CLUSTER, Tile::W>(n_cols);
     auto t = row_tile<T, THREADS, E>(x, second, scale, part.row, n_cols, part.n, threadIdx.x, part.start);
     float v[E];
-    float m = neg_inf();
-#pragma unroll
-    for (int i = 0; i < E; ++i) {
-        v[i] = t(i);
-        m = fmaxf(m, v[i]);
-    }
+    const float m = form_logits(t, v);
     const ExpArgs<false> arg(m == neg_inf() ? 0.0f : m);  // a slice of only -inf: every e exactly 0
     const MaxSum mine = {m, chunk_sum<Tile::W, Tile::CHUNKS>([&](int i) {
                              v[i] = ex2(arg(v[i]));

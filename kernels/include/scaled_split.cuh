@@ -116,6 +116,9 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
     using Base::n;
     using Base::W;
     float scale = 1.0f;
+    // The positions from here on are masked (the causal form's past the row's last kept column):
+    // never copied in, folded or formed again; their y is what a masked position's would be.
+    int live = 0x7fffffff;
 
     __device__ __forceinline__ LogitStash(T* buf_, int lane_) : Base{buf_, lane_} {}
 
@@ -127,8 +130,9 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
     __device__ __forceinline__ bool fold_once(sh::MaxSum& out) {
         OnceFold once;
         float v[W];
+        const int end = min(n, live);
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+        for (int k = 0; k < CHUNKS && at(k) < end; ++k) {
             chunk_floats(buf + at(k), v);
             logits(k, v);
             if (!once.add(v)) return false;
@@ -146,8 +150,9 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
         }
         float m = sh::neg_inf();
         float v[W];
+        const int end = min(n, live);
 #pragma unroll 1
-        for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+        for (int k = 0; k < CHUNKS && at(k) < end; ++k) {
             chunk_floats(buf + at(k), v);
             logits(k, v);
 #pragma unroll
@@ -157,7 +162,7 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
         const float d = sh::with_exp_args<float, true>(base, [&](auto arg) {  // float's check (LogitTile)
             float d = 0.0f;
 #pragma unroll 1
-            for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
+            for (int k = 0; k < CHUNKS && at(k) < end; ++k) {
                 chunk_floats(buf + at(k), v);
                 logits(k, v);
 #pragma unroll
@@ -175,15 +180,23 @@ struct LogitStash : ::Stash<T, THREADS, S, false> {
 
     __device__ __forceinline__ void store(T* __restrict__ part, sh::MaxSum mine, sh::MaxSum all) const {
         const bool aligned = sh::shift_of<T, W>(part) == 0;
+        const int end = min(n, live);
         sh::write_softmax<float, true, IN_PLACE>(
             [&](auto out) {
+                // a masked position's y: exp(-inf) held in place, or -inf formed again (NaN in a NaN row)
+                const float dead = out(IN_PLACE ? 0.0f : sh::neg_inf());
 #pragma unroll 1
                 for (int k = 0; k < CHUNKS && at(k) < n; ++k) {
                     float y[W];
-                    chunk_floats(buf + at(k), y);
-                    if constexpr (!IN_PLACE) logits(k, y);
+                    if (at(k) < end) {
+                        chunk_floats(buf + at(k), y);
+                        if constexpr (!IN_PLACE) logits(k, y);
 #pragma unroll
-                    for (int j = 0; j < W; ++j) y[j] = out(y[j]);
+                        for (int j = 0; j < W; ++j) y[j] = out(y[j]);
+                    } else {
+#pragma unroll
+                        for (int j = 0; j < W; ++j) y[j] = dead;
+                    }
                     sh::store_chunk<T, W>(part, at(k), y, 0, n, aligned);
                 }
             },
@@ -285,10 +298,15 @@ struct MaskedForm {
             return keep[i] ? __fmul_rn(scale, x.get(i)) : sh::neg_inf();
         }
 
+        // Causal: the columns past the row's last kept one are not read (the tile holds -inf
+        // there), where the tile's layout does not depend on how many it reads.
         template <int LINE>
         __device__ __forceinline__ void load(const MaskedForm& f, size_t row, int col, const T* __restrict__ in, int n,
                                              int lane) {
-            x.template load<LINE>(in, n, lane);
+            int reads = n;
+            if constexpr (!MASK)
+                reads = sh::causal_reads<X::W>(sh::shift_of<T, LINE>(in), n, f.last_kept(row, col), X::CAPACITY);
+            x.template load<LINE>(in, reads, lane);
             scale = f.scale;
             keep.clear();
             const auto apply = [&](int k, unsigned bits) {  // chunk k's W positions
@@ -349,10 +367,13 @@ struct MaskedForm {
                         for (int j = 0; j < W; ++j) bytes[p + j] = p + j < n_ ? m[p + j] : 1;
                     }
                 }
-            } else {
+                Base::Base::load(part, n_);  // its commit takes the mask's copies too
+            } else {  // the positions past the last kept one neither copied in nor used (live)
                 last = f.last_kept(row, col);
+                this->live = max(0, min(n_, last + 1));
+                Base::Base::load(part, this->live);
+                n = n_;
             }
-            Base::Base::load(part, n_);  // its commit takes the mask's copies too
         }
 
         // A chunk's mask bytes a word at a time, with no bounds check: every byte of a chunk that
