@@ -3,6 +3,7 @@
 The front door only re-exports; each name lives in the module named for what it holds.
 """
 
+from .bound import Bound, bind
 from .catalog import RootError, UnknownVariantError, known_bad, split_ref, variant, variants
 from .compiler import KernelCompileError
 from .dispatch import log_softmax, log_softmax_backward, scaled_softmax, softmax, softmax_backward
@@ -12,7 +13,8 @@ from .subject import Subject
 from .variant import Variant
 
 __all__ = [
-    "KERNELS_DIR", "HeaderError", "KernelCompileError", "RootError", "Subject", "UnknownVariantError",
-    "Variant", "VariantSpec", "known_bad", "log_softmax", "log_softmax_backward", "reference_softmax",
-    "scaled_softmax", "softmax", "softmax_backward", "split_ref", "variant", "variants",
+    "KERNELS_DIR", "Bound", "HeaderError", "KernelCompileError", "RootError", "Subject",
+    "UnknownVariantError", "Variant", "VariantSpec", "bind", "known_bad", "log_softmax",
+    "log_softmax_backward", "reference_softmax", "scaled_softmax", "softmax", "softmax_backward",
+    "split_ref", "variant", "variants",
 ]

@@ -17,6 +17,7 @@ import cupy
 import torch
 
 from . import dispatch
+from .bound import Bound, launcher
 from .variant import INT32_MAX
 
 _TYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
@@ -95,26 +96,67 @@ def _run(op: str, tensors, dim: int) -> torch.Tensor:
     last = dim in (-1, first.ndim - 1)
     rows = [t if last and t.is_contiguous() else t.movedim(dim, -1).contiguous() for t in tensors]
     out = torch.empty_like(rows[0])
-    n_cols = rows[0].shape[-1]
-    n_rows = rows[0].numel() // n_cols if n_cols else 0
-    if n_rows and n_cols:
-        if n_rows > INT32_MAX // 8 or n_cols > INT32_MAX:  # a cluster kernel's grid: 8 blocks a row
-            raise _problem(op, f"{n_rows} rows of {n_cols} columns are past the kernels' 32-bit grid")
-        size = rows[0].element_size()
-        addresses = [t.data_ptr() for t in (*rows, out)]
-        device = first.device.index if first.device.index is not None else torch.cuda.current_device()
-        aligned = addresses[0] % 16 == 0 and n_cols * size % 16 == 0
-        try:
-            variant = _variant(op, n_cols, n_rows, device, _TYPES[first.dtype], aligned)
-        except LookupError as exc:
-            raise _problem(op, str(exc)) from None
+    plan = _planned(op, rows, out)
+    if plan is not None:
+        variant, addresses, shape, size, device = plan
         stream = _stream(_raw_stream(device))
         if device == _cupy_device():
-            variant.launch(addresses, n_rows, n_cols, size, device, stream)
+            variant.launch(addresses, *shape, size, device, stream)
         else:
             with cupy.cuda.Device(device):
-                variant.launch(addresses, n_rows, n_cols, size, device, stream)
+                variant.launch(addresses, *shape, size, device, stream)
     return out if last else out.movedim(-1, dim).contiguous()
+
+
+def _planned(op: str, rows, out):
+    """What a launch of ``op`` on ``rows`` (contiguous along their last dim) into ``out`` takes:
+    (the variant, the operands' addresses, (rows, cols), the element size, the device); None for
+    an empty batch."""
+    n_cols = rows[0].shape[-1]
+    n_rows = rows[0].numel() // n_cols if n_cols else 0
+    if not n_rows or not n_cols:
+        return None
+    if n_rows > INT32_MAX // 8 or n_cols > INT32_MAX:  # a cluster kernel's grid: 8 blocks a row
+        raise _problem(op, f"{n_rows} rows of {n_cols} columns are past the kernels' 32-bit grid")
+    size = rows[0].element_size()
+    addresses = [t.data_ptr() for t in (*rows, out)]
+    first = rows[0]
+    device = first.device.index if first.device.index is not None else torch.cuda.current_device()
+    aligned = addresses[0] % 16 == 0 and n_cols * size % 16 == 0
+    try:
+        variant = _variant(op, n_cols, n_rows, device, _TYPES[first.dtype], aligned)
+    except LookupError as exc:
+        raise _problem(op, str(exc)) from None
+    return variant, addresses, (n_rows, n_cols), size, device
+
+
+def bind(op: str, *tensors: torch.Tensor) -> Bound:
+    """``op`` (softmax, log_softmax or a backward) along the last dim of contiguous CUDA
+    ``tensors`` (x; or the forward's output and the gradient), bound to them and to an output made
+    here (:class:`~softmax_harness.bound.Bound`): ``bound()`` launches on torch's current stream
+    with no check, choice or allocation a call, and returns ``bound.out``. The tensors must keep
+    their storage (rewritten in place, as a CUDA graph's are)."""
+    if op not in _FIRST:
+        raise ValueError(f"softmax_harness.torch.bind: unknown op {op!r} (known: {', '.join(_FIRST)})")
+    arity = 2 if op.endswith("backward") else 1
+    if len(tensors) != arity:
+        raise _problem(op, f"bind takes {arity} tensor{'s' if arity > 1 else ''}, got {len(tensors)}",
+                       TypeError)
+    _check(op, tensors, -1)
+    if not all(t.is_contiguous() for t in tensors):
+        raise _problem(op, "bind takes contiguous tensors, the op along their last dim (a bound call "
+                       "makes no copies)")
+    out = torch.empty_like(tensors[0])
+    plan = _planned(op, tensors, out)
+    if plan is None:
+        return Bound(op, None, tensors, out, launcher(None, (), (0, 0), 0, 0), lambda: None)
+    variant, addresses, shape, size, device = plan
+    launch = launcher(variant, addresses, shape, size, device)
+    if device != _cupy_device():
+        def launch(stream, on_device=launch):
+            with cupy.cuda.Device(device):
+                on_device(stream)
+    return Bound(op, variant, tensors, out, launch, lambda: _stream(_raw_stream(device)))
 
 
 def _impl(op: str, run):
@@ -205,4 +247,4 @@ def log_softmax_backward(z: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> to
         _log_softmax_backward(z, dy, dim)
 
 
-__all__ = ["log_softmax", "log_softmax_backward", "softmax", "softmax_backward"]
+__all__ = ["bind", "log_softmax", "log_softmax_backward", "softmax", "softmax_backward"]

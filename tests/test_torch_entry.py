@@ -53,3 +53,15 @@ def test_torch_compile_traces_the_operator_without_a_graph_break(ours):
     with pytest.raises(TypeError, match="expected a CUDA tensor"):  # traced, then run on the CPU
         compiled(torch.ones(4, 10))
     assert not counters["graph_break"]
+
+
+def test_a_bad_binding_is_refused_in_one_line(ours):
+    x = torch.ones(2, 3)
+    with pytest.raises(ValueError, match=r"^softmax_harness\.torch\.bind: unknown op 'softplus' \(known: "):
+        ours.bind("softplus", x)
+    arity = r"^softmax_harness\.torch\.softmax_backward: bind takes 2 tensors, got 1$"
+    with pytest.raises(TypeError, match=arity):
+        ours.bind("softmax_backward", x)
+    device = r"^softmax_harness\.torch\.softmax: expected a CUDA tensor, got one on cpu$"
+    with pytest.raises(TypeError, match=device):
+        ours.bind("softmax", x)

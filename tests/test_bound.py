@@ -1,0 +1,243 @@
+"""An op bound to its operands (softmax_harness/bound.py): the kernel chosen and the operands
+checked once, then every call a launch of that kernel on the operands' addresses, on the stream
+current at the call, into the one output. On the CPU with CuPy faked (its arrays' fields, its
+current stream, its allocation) and the launch recorded; on a GPU (marked) against the float64
+reference, from a CUDA graph and on a stream with work queued ahead."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+
+import numpy as np
+import pytest
+
+
+class ndarray:  # noqa: N801 (as CuPy names it: the harness knows a CuPy array by its type's module)
+    def __init__(self, shape, ptr, dtype="float32"):
+        self.shape, self.ndim, self.dtype = tuple(shape), len(shape), np.dtype(dtype)
+        self.strides = (shape[1] * self.dtype.itemsize, self.dtype.itemsize)
+        self.size = shape[0] * shape[1]
+        self.nbytes = self.size * self.dtype.itemsize
+        self.data = types.SimpleNamespace(ptr=ptr)
+        self.device = types.SimpleNamespace(id=0)
+        self.flags = types.SimpleNamespace(c_contiguous=True)
+
+
+ndarray.__module__ = "cupy._core.core"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """CuPy's module as the bound call sees it, an sm_90 device, and the launches recorded as
+    (variant, operands, rows, cols, itemsize, device, stream)."""
+    variant = importlib.import_module("softmax_harness.variant")  # the module, not the front's function
+    stream = types.SimpleNamespace(ptr=7)
+    made = []
+
+    def empty_like(x):
+        made.append(ndarray(x.shape, 0x7000_0000, x.dtype))
+        return made[-1]
+
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: stream)
+    cupy.empty_like = empty_like
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr(variant, "compute_capability", lambda device_id: 90)
+    launches = []
+
+    def launch(self, operands, n_rows, n_cols, itemsize, device_id, stream=None):
+        launches.append((self.name, operands, n_rows, n_cols, itemsize, device_id, stream.ptr))
+
+    monkeypatch.setattr(variant.Variant, "launch", launch)
+    return types.SimpleNamespace(stream=stream, made=made, launches=launches)
+
+
+def test_each_call_launches_the_dispatched_kernel_on_the_stream_current_at_the_call(fake):
+    from softmax_harness import dispatch
+    from softmax_harness.bound import bind
+
+    x = ndarray((8, 128256), 0x1000_0000)
+    step = bind("softmax", x)
+    assert step.variant is dispatch.chosen_for(x) and step.out is fake.made[0]
+    assert step() is step.out
+    fake.stream.ptr = 9
+    step()
+    kernel = dispatch.chosen_for(x).name
+    assert fake.launches == [(kernel, (0x1000_0000, 0x7000_0000), 8, 128256, 4, 0, 7),
+                             (kernel, (0x1000_0000, 0x7000_0000), 8, 128256, 4, 0, 9)]
+
+
+def test_a_call_checks_and_chooses_nothing_again(fake, monkeypatch):
+    from softmax_harness import dispatch
+    from softmax_harness.bound import bind
+    from softmax_harness.variant import Variant
+
+    x, out = ndarray((1, 32000), 0x1000_0000, "float16"), ndarray((1, 32000), 0x2000_0000, "float16")
+    step = bind("softmax", x, out=out)
+
+    def no(*args, **kwargs):
+        raise AssertionError("checked or chosen again")
+
+    monkeypatch.setattr(Variant, "check_input", no)
+    monkeypatch.setattr(dispatch, "chosen_for", no)
+    assert step() is out and fake.made == []
+    assert fake.launches[0][1] == (0x1000_0000, 0x2000_0000)
+
+
+def test_an_ops_scalar_goes_to_the_launch_as_given_between_the_addresses(fake):
+    from softmax_harness import dispatch
+    from softmax_harness.bound import bind
+
+    x = ndarray((4, 4096), 0x1000_0000)
+    step = bind("scaled_softmax_causal", x, 0.125)
+    step()
+    assert step.variant is dispatch.op_chosen_for("scaled_softmax_causal", x)
+    assert fake.launches[0][1] == (0x1000_0000, 0.125, 0x7000_0000)
+
+
+def test_an_empty_batch_launches_nothing(fake):
+    from softmax_harness.bound import bind
+
+    step = bind("softmax", ndarray((0, 4096), 0x1000_0000))
+    assert step() is step.out and fake.launches == []
+
+
+@pytest.mark.parametrize("call, refused, kind", [
+    (lambda b, x: b("softplus", x), r"^bind: unknown op 'softplus' \(known: softmax, softmax_backward, ",
+     ValueError),
+    (lambda b, x: b("softmax_backward", x), r"^bind: softmax_backward takes 2 inputs \(y, dy\), got 1",
+     TypeError),
+    (lambda b, x: b("softmax", x, x), r"^bind: softmax takes 1 input \(in\), got 2 \(out goes by keyword\)$",
+     TypeError),
+    (lambda b, x: b("softmax"), r"^bind: softmax takes its input arrays, got none$", TypeError),
+    (lambda b, x: b("softmax", x, out=x), r"out overlaps the input \(in place is not supported\)$",
+     ValueError),
+    (lambda b, x: b("softmax", ndarray((2, 64), 0x1000_0000, "float64")), r"dtype float64 is not supported",
+     TypeError),
+    (lambda b, x: b("scaled_softmax_causal", x, float("nan")), r"scale must be a finite real number",
+     TypeError),
+])
+def test_a_bad_binding_is_refused_in_one_line(fake, call, refused, kind):
+    from softmax_harness.bound import bind
+
+    with pytest.raises(kind, match=refused) as caught:
+        call(bind, ndarray((2, 64), 0x1000_0000))
+    assert "\n" not in str(caught.value)
+    assert fake.launches == []
+
+
+# ---- on a GPU -------------------------------------------------------------------------------
+
+SHAPES = [(1, 32000), (8, 128256), (64, 1000), (2, 2**20)]
+
+
+def _within_the_bound(step, inputs) -> bool:
+    import cupy
+
+    from softmax_harness import ops
+    from softmax_harness.observation import bound_ratio
+    from softmax_harness.subject import Subject
+
+    worst = bound_ratio(Subject.of(step.variant), ops.of(step.op), inputs, step.out)
+    return float(cupy.nan_to_num(worst, nan=cupy.inf).max()) <= 1
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("n_rows,n_cols", SHAPES)
+def test_a_bound_softmax_follows_its_input_rewritten_in_place_and_replays_from_a_graph(dtype, n_rows,
+                                                                                      n_cols):
+    """Each call computes the input as it is at the call (within the chosen variant's bound),
+    directly and replayed from a CUDA graph captured on a fresh stream."""
+    import cupy
+
+    from softmax_harness import dtypes
+    from softmax_harness.bound import bind
+
+    fmt = dtypes.of(dtype)
+
+    def fresh(seed):
+        normal = cupy.random.default_rng(seed).standard_normal((n_rows, n_cols), dtype=cupy.float32)
+        return normal.astype(fmt.numpy())
+
+    x = fresh(0)
+    step = bind("softmax", x)
+    for seed in (1, 2):
+        x[...] = fresh(seed)
+        step()
+        assert _within_the_bound(step, (x,)), f"call on input {seed} through {step.variant.name}"
+    cupy.cuda.Device().synchronize()
+    stream = cupy.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        step()
+        graph = stream.end_capture()
+    for seed in (3, 4):
+        x[...] = fresh(seed)
+        step.out.view(fmt.uint)[...] = fmt.poison
+        cupy.cuda.Device().synchronize()
+        graph.launch(stream)
+        stream.synchronize()
+        assert _within_the_bound(step, (x,)), f"replay on input {seed} through {step.variant.name}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n_rows,n_cols", [(1, 32000), (8, 128256)])
+def test_a_bound_call_launches_on_the_callers_stream_behind_its_queued_work(n_rows, n_cols):
+    """Under a non-blocking stream, with every multiprocessor held by a kernel on another, the
+    output is whole once the caller's stream is done (a launch on any other stream is not)."""
+    import cupy
+
+    from softmax_harness import dtypes
+    from softmax_harness.bound import bind
+    from softmax_harness.streams import _hold
+
+    fmt = dtypes.of("float32")
+    x = cupy.random.default_rng(0).standard_normal((n_rows, n_cols), dtype=cupy.float32)
+    step = bind("softmax", x)
+    step()
+    cupy.cuda.Device().synchronize()
+    step.out.view(fmt.uint)[...] = fmt.poison
+    cupy.cuda.Device().synchronize()
+    spin, caller = cupy.cuda.Stream(non_blocking=True), cupy.cuda.Stream(non_blocking=True)
+    _hold(cupy, spin)
+    with caller:
+        step()
+    caller.synchronize()
+    seen = step.out.get(stream=caller)
+    cupy.cuda.Device().synchronize()
+    unwritten = (seen.view(np.uint32) == fmt.poison).any()
+    assert not unwritten, f"{step.variant.name}: not whole when its stream was"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "softmax_backward", "log_softmax_backward"])
+def test_a_bound_torch_op_follows_its_tensors_rewritten_in_place(op):
+    """The torch entry point's bound call against torch's own op, twice on new values."""
+    torch = pytest.importorskip("torch")
+    from softmax_harness.torch import bind
+
+    def fresh(seed):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        return torch.randn(8, 128256, device="cuda", generator=g)
+
+    backward = op.endswith("backward")
+    forward = torch.log_softmax if op.startswith("log_") else torch.softmax
+    tensors = (forward(fresh(0), -1), fresh(1)) if backward else (fresh(0),)
+    step = bind(op, *tensors)
+    for seed in (2, 3):
+        tensors[0].copy_(forward(fresh(seed), -1) if backward else fresh(seed))
+        if backward:
+            tensors[1].copy_(fresh(seed + 10))
+        first, *rest = (t.double() for t in tensors)
+        if not backward:
+            want = forward(first, -1)
+        elif op == "softmax_backward":
+            want = first * (rest[0] - (rest[0] * first).sum(-1, keepdim=True))
+        else:
+            want = rest[0] - first.exp() * rest[0].sum(-1, keepdim=True)
+        got = step().double()
+        torch.cuda.synchronize()
+        assert torch.allclose(got, want, rtol=1e-4, atol=1e-6), f"{op} on {step.variant.name}, values {seed}"
