@@ -1,36 +1,24 @@
 #!/usr/bin/env bash
-# The measurements that decide the staged kernels, ~1 GiB inputs, rows into $1/*.json (pack them:
-# a device call brings back 8 files): the 16-bit push kernel sized 163840 on 320 threads of 64
-# beside kernels/' 640 of 32 and the sizes 153600 and 155648 at Qwen's 151936 and around it; the
-# causal form's register tiles and online split kernels reading up to each row's last kept column
-# rounded up to a whole vector (include/scaled.cuh causal_reads), beside kernels/' and the dispatcher.
+# The measurements that decide the staged kernels, rows into $1 (pack them: a device call brings
+# back 8 files): the cold-L2 latency of 1-64 rows of 32000-262144 in every type on the clusters of
+# 16 blocks of 32 elements a thread (cluster16_push_*, the launch allowing a cluster past 8:
+# staging/launch_path.patch, applied for the run) beside the dispatcher (the 8-block kernels sized
+# to the row) and the split-row kernels (tools/few-rows-latency, ~2 minutes).
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
 mkdir -p "$out"
 export PYTHONPATH=.
 S=@staging/kernels
-# a measurement whose rows are already in $1 is not taken again (a call that ran out of time goes on)
-measure() { [ -s "${@: -1}" ] || python -m softmax_harness measure "$@"; }
-for t in bfloat16:_bf16 float16:_f16; do
-  IFS=: read -r dtype s <<< "$t"
-  p=cluster_push$s
-  measure "${p}_c163840$S" "${p}_c163840" "${p}_c153600" "${p}_c155648" softmax --dtype "$dtype" \
-    --cols 143360 147456 151936 153600 155648 159744 163840 --json "$out/qwen_$dtype.json"
+# staging/*.patch in place while it runs, where staging/check.sh has not put them there already
+applied=""
+for p in staging/*.patch; do
+  [ -e "$p" ] && { git apply "$p" 2>/dev/null || patch -p1 -s -N -r - < "$p" > /dev/null 2>&1; } && applied="$applied $p"
 done
-for t in float32: bfloat16:_bf16 float16:_f16; do
-  IFS=: read -r dtype s <<< "$t"
-  k=scaled_causal_online_split$s
-  extra=""
-  [ "$dtype" = float32 ] && extra="scaled_causal_cluster_c32768$S"
-  measure "$k$S" "$k" $extra scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
-    --cols 16384 20480 32768 65536 1048576 --json "$out/causal_$dtype.json"
+trap 'for p in $applied; do git apply -R "$p" 2>/dev/null || patch -R -p1 -s < "$p"; done' EXIT
+names=""
+for size in 65536 131072 163840 262144; do
+  for s in "" _f16 _bf16; do names="$names cluster16_push${s}_c$size$S"; done
 done
-for t in float32: bfloat16:_bf16 float16:_f16; do
-  IFS=: read -r dtype s <<< "$t"
-  names=""
-  for c in 128 4096 16384; do names="$names scaled_causal_onepass${s}_c$c$S scaled_causal_onepass${s}_c$c"; done
-  # shellcheck disable=SC2086
-  measure $names scaled_softmax_causal --op scaled_softmax_causal --dtype "$dtype" \
-    --cols 128 4096 16384 --json "$out/causal_tiles_$dtype.json"
-done
+# shellcheck disable=SC2086
+[ -s "$out/few_rows16.jsonl" ] || tools/few-rows-latency "$out/few_rows16.jsonl" $names
