@@ -116,15 +116,13 @@ PUSH_KERNEL(cluster_push_bf16_c131072, sh::bf16_t, 512, 32)
 PUSH_KERNEL(cluster_push_bf16_c163840, sh::bf16_t, 320, 64)
 PUSH_KERNEL(cluster_push_bf16_c262144, sh::bf16_t, 512, 64)
 
-PUSH_KERNEL_OF(cluster16_push_c65536, float, 16, 128, 32)
-PUSH_KERNEL_OF(cluster16_push_f16_c65536, sh::half_t, 16, 128, 32)
-PUSH_KERNEL_OF(cluster16_push_bf16_c65536, sh::bf16_t, 16, 128, 32)
-PUSH_KERNEL_OF(cluster16_push_c131072, float, 16, 256, 32)
-PUSH_KERNEL_OF(cluster16_push_f16_c131072, sh::half_t, 16, 256, 32)
-PUSH_KERNEL_OF(cluster16_push_bf16_c131072, sh::bf16_t, 16, 256, 32)
-PUSH_KERNEL_OF(cluster16_push_c163840, float, 16, 320, 32)
-PUSH_KERNEL_OF(cluster16_push_f16_c163840, sh::half_t, 16, 320, 32)
-PUSH_KERNEL_OF(cluster16_push_bf16_c163840, sh::bf16_t, 16, 320, 32)
-PUSH_KERNEL_OF(cluster16_push_c262144, float, 16, 512, 32)
-PUSH_KERNEL_OF(cluster16_push_f16_c262144, sh::half_t, 16, 512, 32)
-PUSH_KERNEL_OF(cluster16_push_bf16_c262144, sh::bf16_t, 16, 512, 32)
+// A size of the 16-block clusters in each type: 32 elements a thread.
+#define PUSH16_KERNELS(SIZE, THREADS)                                                                    \
+    PUSH_KERNEL_OF(cluster16_push_c##SIZE, float, 16, THREADS, 32)                                       \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE, sh::half_t, 16, THREADS, 32)                              \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE, sh::bf16_t, 16, THREADS, 32)
+
+PUSH16_KERNELS(65536, 128)
+PUSH16_KERNELS(131072, 256)
+PUSH16_KERNELS(163840, 320)
+PUSH16_KERNELS(262144, 512)
