@@ -3,7 +3,9 @@
 # back 8 files): the cold-L2 latency of 1-64 rows of 32000-262144 in every type on the clusters of
 # 16 blocks of 32 elements a thread (cluster16_push_*, the launch allowing a cluster past 8:
 # staging/launch_path.patch, applied for the run) beside the dispatcher (the 8-block kernels sized
-# to the row) and the split-row kernels (tools/few-rows-latency, ~2 minutes).
+# to the row) and the split-row kernels (tools/few-rows-latency, ~2 minutes); and the causal
+# register tiles with RowTile::load masking a chunk wholly past the read whole
+# (staging/kernels_mask_outside.diff, applied to a copy of kernels/) beside kernels/' (~1 minute).
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/staged}
@@ -16,9 +18,23 @@ for p in staging/*.patch; do
   [ -e "$p" ] && { git apply "$p" 2>/dev/null || patch -p1 -s -N -r - < "$p" > /dev/null 2>&1; } && applied="$applied $p"
 done
 trap 'for p in $applied; do git apply -R "$p" 2>/dev/null || patch -R -p1 -s < "$p"; done' EXIT
+# a copy of kernels/ with staging/*.diff applied (changes to shared headers, measured beside the
+# tree's own without staging every file that includes them)
+patched=/tmp/patched
+rm -rf "$patched" && mkdir -p "$patched" && cp -r kernels "$patched/" && for d in staging/*.diff; do [ -e "$d" ] && patch -d "$patched" -p1 -s < "$d"; done
 names=""
 for size in 65536 131072 163840 262144; do
   for s in "" _f16 _bf16; do names="$names cluster16_push${s}_c$size$S"; done
 done
 # shellcheck disable=SC2086
 [ -s "$out/few_rows16.jsonl" ] || tools/few-rows-latency "$out/few_rows16.jsonl" $names
+for t in float32: bfloat16:_bf16 float16:_f16; do
+  IFS=: read -r dtype s <<< "$t"
+  pairs=""
+  for c in 128 512 2048 4096 8192 16384; do
+    pairs="$pairs scaled_causal_onepass${s}_c$c@$patched/kernels scaled_causal_onepass${s}_c$c"
+  done
+  # shellcheck disable=SC2086
+  [ -s "$out/causal_tiles_$dtype.json" ] || python -m softmax_harness measure $pairs scaled_softmax_causal \
+    --op scaled_softmax_causal --dtype "$dtype" --cols 128 512 2048 4096 8192 16384 --json "$out/causal_tiles_$dtype.json"
+done

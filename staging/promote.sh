@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every staged file but trial/'s onto its namesake in kernels/ (git mv), and every staging/*.patch
-# (the harness's own changes they need or the dispatcher onto them) applied; staging/retest goes with them. Then: tests/test_compile.py whole, and the GPU suite before anything
+# (the harness's own changes they need or the dispatcher onto them) and staging/*.diff (changes to
+# kernels/' shared headers, measured on a patched copy) applied; staging/retest goes with them. Then: tests/test_compile.py whole, and the GPU suite before anything
 # else on the device (staging/README.md).
 set -eu
 cd "$(dirname "$0")/.."
-patches=$(ls staging/*.patch 2>/dev/null || true)
+patches=$(ls staging/*.patch staging/*.diff 2>/dev/null || true)
 for p in $patches; do git apply --check "$p"; done
 (cd staging/kernels && find . -type f -not -path './trial/*') | while read -r f; do
   mkdir -p "kernels/$(dirname "$f")"
