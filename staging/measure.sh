@@ -38,3 +38,10 @@ for t in float32: bfloat16:_bf16 float16:_f16; do
   [ -s "$out/causal_tiles_$dtype.json" ] || python -m softmax_harness measure $pairs scaled_softmax_causal \
     --op scaled_softmax_causal --dtype "$dtype" --cols 128 512 2048 4096 8192 16384 --json "$out/causal_tiles_$dtype.json"
 done
+# the 16-bit causal rows of 16385-32768 (the online split kernel at 0.72-0.83 below 24576): the
+# cluster sized 32768, whose reads are limited since f6438ef (and masked whole chunks patched),
+# beside the dispatcher; bf16 (fp16 runs the same kernels over another type)
+k=scaled_causal_cluster_bf16_c32768
+[ -s "$out/causal_cluster_bf16.json" ] || python -m softmax_harness measure "$k@$patched/kernels" "$k" \
+  scaled_causal_online_split_bf16 scaled_softmax_causal --op scaled_softmax_causal --dtype bfloat16 \
+  --cols 16384 18432 20480 24576 32768 --json "$out/causal_cluster_bf16.json"
