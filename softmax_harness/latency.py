@@ -12,7 +12,8 @@ Two figures per contender, apart:
 The contenders are named in :data:`CONTENDERS`: ours from CuPy arrays (``dispatch.softmax``) and
 from torch tensors (``softmax_harness.torch.softmax``, a ``torch.library`` operator), torch,
 torch.compile, Triton's one-program-a-row kernel (rows it holds whole) and Quack (where it is
-installed), each on its own inputs made once.
+installed), each on its own inputs made once; for the host overhead also ours bound to its
+operands (:data:`HOST_CONTENDERS`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ DTYPES = ("float32", "bfloat16")
 #: The shapes whose host overhead is measured: a tile's launch and a split-row launch.
 HOST_SHAPES = ((1, 4096), (8, 128256))
 CONTENDERS = ("harness-cupy", "harness-torch", "torch", "torch.compile", "triton", "quack")
+#: The host overhead's contenders: those, and ours bound to its operands once (``bind``: each call
+#: the launch alone), from CuPy arrays and from torch tensors; their device time is the dispatched
+#: call's.
+HOST_CONTENDERS = (*CONTENDERS[:2], "harness-cupy-bound", "harness-torch-bound", *CONTENDERS[2:])
 
 FLUSH_BYTES = 256 * 2**20
 SPIN_NS = 200_000
@@ -100,13 +105,17 @@ def inputs(shape: tuple[int, int], dtype: str):
 
 
 def contender(who: str, shape: tuple[int, int], dtype: str):
-    """``fn()``: one call of ``who`` (a name of :data:`CONTENDERS`) on inputs of ``shape``, made once.
+    """``fn()``: one call of ``who`` (a name of :data:`HOST_CONTENDERS`) on inputs of ``shape``, made once.
     Raises :class:`NotInstalled`, or ValueError where it does not take the shape."""
     x, out, xt, outt = inputs(shape, dtype)
     if who == "harness-cupy":
         from . import dispatch
 
         return lambda: dispatch.softmax(x, out=out)
+    if who == "harness-cupy-bound":
+        from .bound import bind
+
+        return bind("softmax", x, out=out)
     try:
         import torch
     except ImportError:
@@ -115,6 +124,10 @@ def contender(who: str, shape: tuple[int, int], dtype: str):
         from .torch import softmax
 
         return lambda: softmax(xt)
+    if who == "harness-torch-bound":
+        from .torch import bind
+
+        return bind("softmax", xt)
     if who == "torch":
         return lambda: torch.softmax(xt, -1)
     if who == "torch.compile":
@@ -128,7 +141,7 @@ def contender(who: str, shape: tuple[int, int], dtype: str):
         except Exception:  # noqa: BLE001 - not installed, or its CUTLASS DSL does not load here
             raise NotInstalled("quack") from None
         return lambda: _softmax_fwd(xt, outt)
-    raise ValueError(f"unknown contender {who!r} (known: {', '.join(CONTENDERS)})")
+    raise ValueError(f"unknown contender {who!r} (known: {', '.join(HOST_CONTENDERS)})")
 
 
 def _triton(xt, outt):

@@ -21,6 +21,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from .latency import HOST_CONTENDERS
+
 BASELINES = ("copy", "torch.softmax", "triton", "quack.softmax", "liger.softmax")
 PEERS = ("torch", "quack", "liger")
 DISPATCH = "softmax_harness.softmax"
@@ -155,14 +157,15 @@ SMALL_NOTES = {
                "harness-cupy: `softmax_harness.softmax` on CuPy arrays; harness-torch: "
                "`softmax_harness.torch.softmax` on torch tensors. Bold: the fastest at that shape.",
     "host overhead": "The host time of one call: 100 calls back to back, unsynchronised, wall time over "
-                     "100 (medians of 10).",
+                     "100 (medians of 10). harness-cupy-bound, harness-torch-bound: ours bound to its "
+                     "operands once (`softmax_harness.bind`, `softmax_harness.torch.bind`), each call "
+                     "the launch alone.",
 }
 
 
 def _small_section(rows: dict) -> list[str]:
     """A row per (dtype, N, C), a column per contender."""
-    who = [w for w in ("harness-cupy", "harness-torch", "torch", "torch.compile", "triton", "quack")
-           if any(w in r for r in rows.values())]
+    who = [w for w in HOST_CONTENDERS if any(w in r for r in rows.values())]  # every contender, in order
     lines = ["| dtype | N x C | " + " | ".join(who) + " |", "|---|---|" + "---|" * len(who)]
     def order(key):
         return (*DTYPE_ORDER, key[0]).index(key[0]), key[1], key[2]

@@ -183,7 +183,7 @@ def test_latency(benchmark, who, shape, dtype):
 
 @pytest.mark.parametrize("who,shape,dtype", [
     pytest.param(w, s, d, id=_small_id("host", w, s, d))
-    for d in latency.DTYPES for s in latency.HOST_SHAPES for w in latency.CONTENDERS])
+    for d in latency.DTYPES for s in latency.HOST_SHAPES for w in latency.HOST_CONTENDERS])
 def test_host_overhead(benchmark, who, shape, dtype):
     """One call's host time, 100 calls back to back unsynchronised: what the host spends before
     the GPU can start, apart from the device time."""

@@ -169,13 +169,17 @@ def test_small_batches_have_a_latency_and_a_host_overhead_table(tmp_path):
     rows = [small("latency_of", "harness-torch", 8, 128256, 10.5),
             small("latency_of", "torch", 8, 128256, 45.0),
             small("latency_of", "torch", 1, 32000, 14.7, "bfloat16"),
-            small("host_overhead_of", "harness-cupy", 1, 4096, 6.25)]
+            small("host_overhead_of", "harness-cupy", 1, 4096, 6.25),
+            small("host_overhead_of", "torch", 1, 4096, 6.5),
+            small("host_overhead_of", "harness-cupy-bound", 1, 4096, 4.75)]
     text = report.markdown(report.load(save(tmp_path, rows)))
     latency = text.split("## Small batches: latency (µs)")[1].split("##")[0]
     assert "| float32 | 8 x 128256 | **10.5** | 45.0 |" in latency
     assert "| bfloat16 | 1 x 32000 | n/a | **14.7** |" in latency
     assert latency.index("float32") < latency.index("bfloat16")
-    assert "| float32 | 1 x 4096 | **6.2** |" in text.split("## Small batches: host overhead (µs)")[1]
+    host = text.split("## Small batches: host overhead (µs)")[1]
+    assert "| dtype | N x C | harness-cupy | harness-cupy-bound | torch |" in host
+    assert "| float32 | 1 x 4096 | 6.2 | **4.8** | 6.5 |" in host
 
 
 def test_a_run_of_small_batches_alone_is_titled_so_and_draws_no_plot(tmp_path):
