@@ -135,7 +135,8 @@ def bind(op: str, *tensors: torch.Tensor) -> Bound:
     ``tensors`` (x; or the forward's output and the gradient), bound to them and to an output made
     here (:class:`~softmax_harness.bound.Bound`): ``bound()`` launches on torch's current stream
     with no check, choice or allocation a call, and returns ``bound.out``. The tensors must keep
-    their storage (rewritten in place, as a CUDA graph's are)."""
+    their storage (rewritten in place, as a CUDA graph's are); autograd records nothing (for
+    inference loops: the operators above are differentiable)."""
     if op not in _FIRST:
         raise ValueError(f"softmax_harness.torch.bind: unknown op {op!r} (known: {', '.join(_FIRST)})")
     arity = 2 if op.endswith("backward") else 1
