@@ -193,13 +193,14 @@ SPLIT_LONGEST = 2**20
 #: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
 #: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
 #: loaded three chunks at a time: mask_tile_16384_crossover.jsonl). Kept: the other fp32 clusters
-#: sized 32768 (the backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97 against 1.00;
-#: the causal form's gave way once the online split kernel read only up to a row's last kept column, 0.72-1.10
-#: against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits the bias form's sized 65536 (0.88
-#: against 0.75) and 73728 (not measured beside it), and the mask form's tile sized 16384 (0.70 against
-#: 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at 10240-16384 since, a crossover:
-#: online_split_causal_crossover.jsonl). The 16-bit mask and causal forms' clusters
-#: sized 65536 and 73728 gave way once their stashes formed logits with no bounds check an element:
+#: sized 32768 (the backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
+#: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
+#: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
+#: the bias form's sized 65536 (0.88 against 0.75) and 73728 (not measured beside it), and the mask
+#: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
+#: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
+#: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
+#: check an element:
 #: mask 0.66-0.70 against 0.55-0.62 at 49152-73728 (online_logits_words.jsonl), causal 0.65-0.73
 #: against 0.47-0.68 at 40960-65536, level at 73728 (0.656 against 0.66;
 #: online_split_causal_crossover.jsonl). fp16 follows bf16 (the same kernels over another type).
