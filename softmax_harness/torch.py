@@ -99,13 +99,18 @@ def _run(op: str, tensors, dim: int) -> torch.Tensor:
     plan = _planned(op, rows, out)
     if plan is not None:
         variant, addresses, shape, size, device = plan
-        stream = _stream(_raw_stream(device))
-        if device == _cupy_device():
-            variant.launch(addresses, *shape, size, device, stream)
-        else:
-            with cupy.cuda.Device(device):
-                variant.launch(addresses, *shape, size, device, stream)
+        _on_device(device, variant.launch, addresses, *shape, size, device, _stream(_raw_stream(device)))
     return out if last else out.movedim(-1, dim).contiguous()
+
+
+def _on_device(device: int, fn, *args) -> None:
+    """``fn(*args)`` with CuPy's current device the tensors' (their kernels' functions belong to
+    it), switched only where it is another."""
+    if device == _cupy_device():
+        fn(*args)
+    else:
+        with cupy.cuda.Device(device):
+            fn(*args)
 
 
 def _planned(op: str, rows, out):
@@ -152,11 +157,7 @@ def bind(op: str, *tensors: torch.Tensor) -> Bound:
     if plan is None:
         return Bound(op, None, tensors, out, launcher(None, (), (0, 0), 0, 0), lambda: None)
     variant, addresses, shape, size, device = plan
-    launch = launcher(variant, addresses, shape, size, device)
-    if device != _cupy_device():
-        def launch(stream, on_device=launch):
-            with cupy.cuda.Device(device):
-                on_device(stream)
+    launch = functools.partial(_on_device, device, launcher(variant, addresses, shape, size, device))
     return Bound(op, variant, tensors, out, launch, lambda: _stream(_raw_stream(device)))
 
 
