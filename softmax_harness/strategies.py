@@ -40,6 +40,8 @@ VALUE_KINDS = (
     "offset",         # randn around a large constant (64 to 2^20): errors that grow with |x|
     "ramp",           # gaps to the maximum spread evenly over 0 ... 110: outputs over the whole
                       # float32 range, down past the flush-to-zero floor
+    "far",            # ties and one-hot rows a few ulps apart around +-3 * 2^30, where m log2e
+                      # rounds by up to 2^7: shifted exponentials need float's range check there
 )
 #: Where -inf goes: no mask, the first element, a padding tail, a causal prefix
 #: (row i of a batch keeps i + 1 elements), random positions, the whole row, the last element,
@@ -58,9 +60,10 @@ GRAD_KINDS = ("randn", "equal", "one_hot", "huge", "tiny", "opposite", "nan", "p
 #: +inf a row.
 BIAS_KINDS = ("zero", "randn", "alibi", "neg_inf", "huge", "nan", "posinf")
 #: Scales (temperatures) the fused forward is drawn with: 1, an attention head's 1/sqrt(64) and
-#: 1/sqrt(128), sharpening ones, a tiny one, and negative ones (they flip the row, so a kernel
-#: that takes the maximum before scaling is wrong).
-SCALES = (1.0, 0.125, 0.08838834764831845, 3.0, 1e-3, -1.0, -0.25)
+#: 1/sqrt(128), sharpening ones, a tiny one, negative ones (they flip the row, so a kernel
+#: that takes the maximum before scaling is wrong), and a near-greedy one, 2^16, last, under
+#: which a float16 x (at most 65504) makes t of 2^32: t is not bounded by x's type's range.
+SCALES = (1.0, 0.125, 0.08838834764831845, 3.0, 1e-3, -1.0, -0.25, 65536.0)
 
 LONG_LENGTHS = (2**17 + 3, 2**20, 2**20 + 1)
 
@@ -148,6 +151,8 @@ def _values(kind: str, n: int, rng: np.random.Generator) -> np.ndarray:
         return rng.permutation(-np.linspace(0.0, 110.0, n)) + float(rng.choice([0.0, 30.0, -200.0]))
     if kind == "offset":
         return rng.standard_normal(n) * 3 + float(rng.choice([64.0, 1000.0, 2.0**20]))
+    if kind == "far":  # float32's ulp there is 256
+        return float(rng.choice([-1.0, 1.0])) * 3 * 2.0**30 + rng.integers(-4, 5, n) * 256.0
     raise ValueError(f"unknown value kind {kind!r}")
 
 

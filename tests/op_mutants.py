@@ -454,6 +454,43 @@ def causal_max_before_scale(x, scale, out):
         out[...] = (e / lane_sums(e)).astype(out.dtype)
 
 
+def _flushed(a):
+    return np.where(np.abs(a) < TINY, F32(0), a).astype(F32)
+
+
+def _shifted_softmax(t, out, checked: bool):
+    """A 16-bit tile's shifted exponentials (``sh::ExpArgs<true>``, ``kernels/include/exp.cuh``):
+    s = fl(m log2e), e = ex2(fl(t log2e - s)) in one FMA, c = ex2(-fl(m log2e - s)) putting back
+    s's rounding, y = e * (c / (c sum e)); flushed to zero as CuPy's -ftz does. ``checked``: only
+    where |m| < 2^22 (float's range check), else ex2((t - m) log2e)."""
+    log2e = F32(1.4426950408889634)
+
+    def fma(a, b, c):  # one rounding: the float64 product of two floats is exact
+        return (a.astype(np.float64) * np.float64(b) + c.astype(np.float64)).astype(F32)
+
+    with quiet():
+        m = row_max(t)
+        s = (m * log2e).astype(F32)
+        shifted = np.abs(m) < F32(4194304.0) if checked else np.ones(m.shape, bool)
+        arg = np.where(shifted, fma(t, log2e, -s), ((t - m).astype(F32) * log2e).astype(F32))
+        c = np.where(shifted, _flushed(np.exp2(-fma(m, log2e, -s))), F32(1))
+        e = _flushed(np.exp2(arg))
+        d = _flushed((lane_sums(e) * c).astype(F32))
+        out[...] = _flushed((e * _flushed((c / d).astype(F32))).astype(F32)).astype(out.dtype)
+
+
+def mask_shift_unchecked(x, mask, scale, out):
+    """A float16 kernel's shifted exponentials on t = scale * x without float's range check (the
+    forward's float16 tiles need none: there |m| <= 65504): past |t| of 2^30, m log2e's rounding
+    (up to 2^6) makes c / d subnormal, flushed to 0, or the exponentials overflow."""
+    _shifted_softmax(_logits(x, mask, scale, "mask"), out, checked=False)
+
+
+def ctl_mask_shift_checked(x, mask, scale, out):
+    """The float16 mask form's shifted exponentials under float's range check (|m| < 2^22)."""
+    _shifted_softmax(_logits(x, mask, scale, "mask"), out, checked=True)
+
+
 BIAS = dict(lanes=LANES, op="scaled_softmax_bias")
 MASK = dict(lanes=LANES, op="scaled_softmax_mask")
 CAUSAL = dict(lanes=LANES, op="scaled_softmax_causal")
@@ -467,6 +504,7 @@ MUTANTS.update({
     "causal_off_by_one": Model(causal_off_by_one, M, **CAUSAL),
     "causal_additive": Model(causal_additive, "ignores_masked", **CAUSAL),
     "causal_max_before_scale": Model(causal_max_before_scale, N, **CAUSAL),
+    "mask_shift_unchecked": Model(mask_shift_unchecked, M, **MASK, dtype="float16"),
 })
 CONTROLS.update({
     "bias_warp": Model(scaled_warp("bias"), "", **BIAS),
@@ -474,6 +512,7 @@ CONTROLS.update({
     "bias_half_bf16": Model(scaled_warp("bias"), "", **BIAS, dtype="bfloat16"),
     "mask_warp": Model(scaled_warp("mask"), "", **MASK),
     "mask_half_f16": Model(scaled_warp("mask"), "", **MASK, dtype="float16"),
+    "mask_shift_checked_f16": Model(ctl_mask_shift_checked, "", **MASK, dtype="float16"),
     "causal_warp": Model(scaled_warp("causal"), "", **CAUSAL),
     "causal_half_bf16": Model(scaled_warp("causal"), "", **CAUSAL, dtype="bfloat16"),
 })

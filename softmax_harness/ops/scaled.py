@@ -169,12 +169,14 @@ class ScaledSoftmax(Op):
         return masked | full, 0.0
 
     def strata(self, base):
-        """One batch of every row kind under each kind of bias (and a scale each)."""
+        """One batch of every row kind under each kind of bias (and a scale each), and the far
+        rows again under the near-greedy scale, where only it keeps a float16 x in range."""
+        far = replace(base[VALUE_KINDS.index("far")], scale=SCALES[-1])
         if self.form != "bias":  # the long rows of each value kind, masked or not, at every scale
             return tuple(replace(r, scale=SCALES[k % len(SCALES)])
-                         for k, r in enumerate(base[:len(VALUE_KINDS)]))
+                         for k, r in enumerate(base[:len(VALUE_KINDS)])) + (far,)
         return tuple(replace(base[k], bias=b, scale=SCALES[k % len(SCALES)])
-                     for k, b in enumerate(BIAS_KINDS))
+                     for k, b in enumerate(BIAS_KINDS)) + (far,)
 
     def device_inputs(self, xp, normal, fmt):
         """x: ``normal``; a bias of its rows in reverse order (a copy, in its type: arithmetic on a
