@@ -105,19 +105,20 @@ TORCH = {"softmax": torch_softmax, "softmax_backward": torch_softmax_backward,
 
 @functools.lru_cache(maxsize=1)
 def triton_rows_kernel():
-    """(triton, kernel): Triton's one-program-a-row softmax, ``kernel[(n_rows,)](x, y, n_cols,
-    BLOCK=next_power_of_2(n_cols))`` on torch tensors (rows up to ``TRITON_MAX_COLS``)."""
+    """(triton, kernel): Triton's one-program-a-row softmax, ``kernel[(n_rows,)](x, y, x_stride,
+    y_stride, n_cols, BLOCK=next_power_of_2(n_cols))`` on torch tensors (rows up to
+    ``TRITON_MAX_COLS``, each contiguous along itself, any distance apart)."""
     import triton
     import triton.language as tl
 
     @triton.jit
-    def softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+    def softmax_rows(x_ptr, y_ptr, x_stride, y_stride, n_cols, BLOCK: tl.constexpr):
         row = tl.program_id(0).to(tl.int64)
         cols = tl.arange(0, BLOCK)
         mask = cols < n_cols
-        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+        x = tl.load(x_ptr + row * x_stride + cols, mask=mask, other=-float("inf"))
         e = tl.exp(x - tl.max(x, axis=0))
-        tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+        tl.store(y_ptr + row * y_stride + cols, e / tl.sum(e, axis=0), mask=mask)
 
     return triton, softmax_rows
 
@@ -125,23 +126,32 @@ def triton_rows_kernel():
 TRITON_MAX_COLS = 32768
 
 
+def triton_rows(x, out):
+    """``launch()``: :func:`triton_rows_kernel` over the (N, C) torch tensors ``x`` into ``out``, at
+    their own row strides; ImportError without Triton, ValueError for rows it does not take."""
+    triton, kernel = triton_rows_kernel()
+    n_rows, n_cols = x.shape
+    if n_cols > TRITON_MAX_COLS:
+        raise ValueError(f"the Triton row kernel holds whole rows: C <= {TRITON_MAX_COLS}")
+    if x.stride(-1) != 1 or out.stride(-1) != 1:
+        raise ValueError("the Triton row kernel takes rows contiguous along themselves (stride 1)")
+    block = triton.next_power_of_2(n_cols)
+    warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
+    launch = kernel[(n_rows,)]
+    return lambda: launch(x, out, x.stride(0), out.stride(0), n_cols, BLOCK=block, num_warps=warps)
+
+
 def triton_softmax():
     """``fn(x, out)``: one Triton program per row holding the whole row (C <= 32768), or None."""
     try:
         import torch  # noqa: F401  (as_torch hands the arrays over through torch)
 
-        triton, kernel = triton_rows_kernel()
+        triton_rows_kernel()
     except Exception:
         return None
 
     def run(x, out):
-        n_rows, n_cols = x.shape
-        if n_cols > TRITON_MAX_COLS:
-            raise ValueError(f"the Triton baseline holds whole rows: C <= {TRITON_MAX_COLS}")
-        block = triton.next_power_of_2(n_cols)
-        warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
-        kernel[(n_rows,)](as_torch(x), as_torch(out), n_cols, BLOCK=block,
-                          num_warps=warps)
+        triton_rows(as_torch(x), as_torch(out))()
         return out
 
     return run

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, target
 from hypothesis.control import currently_in_test_context
 
-from . import callables, catalog
+from . import callables, catalog, signature
 from .properties import check_recipe
 from .registry import SANITIZERS
 from .strategies import CLASSIC, GRAD_KINDS, STRATA, BatchRecipe, RowRecipe, batches, lengths
@@ -57,6 +57,8 @@ def test_the_kernel_compiles_offline_without_spills(subject_ref, arch):
     used = resources(log)
     assert spec.kernel in used, f"{spec.kernel} is not in {spec.path}"
     assert not any(spills for _, spills in used.values()), f"{spec.path} spills registers for {arch}:\n{log}"
+    why = signature.mismatch(spec, result["cubin"])
+    assert why is None, f"{spec.path}: {why}"
 
 
 @pytest.mark.parametrize("tool", SANITIZERS)

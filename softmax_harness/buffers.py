@@ -4,7 +4,9 @@ Per element type (:mod:`softmax_harness.dtypes`): the output is poisoned with a 
 that no softmax arithmetic produces, so an element left unwritten shows; each input's guard
 zones hold a huge value (a logit, a probability, a gradient), so an over-read shows in the
 output; every buffer has ``GUARD`` elements of guard zone on each side, so a write outside the
-output shows bitwise.
+output shows bitwise. With a ``pitch``, each input's rows lie that many elements further apart
+than their length (a view of every row of a wider array, the gaps holding the guard value), for a
+subject that takes any array (a callable) and must read it by its strides.
 """
 
 from __future__ import annotations
@@ -24,16 +26,18 @@ def bits(xp, a):
 class Buffers:
     """The inputs and the output of one launch: the first input at the first misalignment (in
     elements) from the allocation's alignment, the output at the second; with a third, each later
-    array input that many elements further than the one before it."""
+    array input that many elements further than the one before it; each input's rows ``pitch``
+    elements apart beyond their length (the output's stay contiguous)."""
 
-    def __init__(self, xp, inputs, offsets: tuple[int, ...]):
+    def __init__(self, xp, inputs, offsets: tuple[int, ...], pitch: int = 0):
         inputs = (inputs,) if isinstance(inputs, np.ndarray) else tuple(inputs)
         first = inputs[0]
         n = first.size
         fmt = dtypes.of(first.dtype)
-        self.xp, self.shape, self.offsets, self.n = xp, first.shape, offsets, n
+        self.xp, self.shape, self.offsets, self.n, self.pitch = xp, first.shape, offsets, n, pitch
         self.poison = fmt.uint(fmt.poison)
         skew = offsets[2] if len(offsets) > 2 else 0
+        rows, cols = (first.shape[0], first.shape[1] + pitch) if pitch else (1, n)
         self.srcs = []  # each array input in its guarded buffer; a scalar input as it is
         self.in_offsets = []  # each array input's misalignment
         for host in inputs:
@@ -41,22 +45,26 @@ class Buffers:
                 self.srcs.append(host)
                 continue
             at = offsets[0] + skew * len(self.in_offsets)
-            src = np.full(2 * GUARD + at + n, fmt.guard, host.dtype)
-            src[GUARD + at:GUARD + at + n] = host.ravel()
+            src = np.full(2 * GUARD + at + rows * cols, fmt.guard, host.dtype)
+            spread = src[GUARD + at:GUARD + at + rows * cols].reshape(rows, cols)
+            spread[:, :cols - pitch] = host.reshape(rows, cols - pitch)
             self.srcs.append(xp.asarray(src))
             self.in_offsets.append(at)
         self.arrays = [src for src in self.srcs if np.ndim(src)]
         self.src_bits = [bits(xp, src.copy()) for src in self.arrays]
         self.dst = xp.full(2 * GUARD + offsets[1] + n, self.poison, dtype=fmt.uint).view(first.dtype)
 
-    def view(self, buf, offset):
+    def view(self, buf, offset, pitch: int = 0):
         start = GUARD + offset
-        return buf[start:start + self.n].reshape(self.shape)
+        if not pitch:
+            return buf[start:start + self.n].reshape(self.shape)
+        rows, cols = self.shape
+        return buf[start:start + rows * (cols + pitch)].reshape(rows, cols + pitch)[:, :cols]
 
     @property
     def inputs(self) -> tuple:
         at = iter(self.in_offsets)
-        return tuple(self.view(src, next(at)) if np.ndim(src) else src for src in self.srcs)
+        return tuple(self.view(src, next(at), self.pitch) if np.ndim(src) else src for src in self.srcs)
 
     @property
     def y(self):
@@ -78,10 +86,10 @@ class Buffers:
         return all(bool(xp.all(bits(xp, src) == was)) for src, was in pairs)
 
 
-def launch(subject, inputs, offsets: tuple[int, ...]) -> Buffers:
+def launch(subject, inputs, offsets: tuple[int, ...], pitch: int = 0) -> Buffers:
     """Run ``subject`` once on ``inputs`` (host arrays already in its element type; one array for
-    an op of one input) in fresh buffers."""
-    buffers = Buffers(subject.xp, inputs, offsets)
+    an op of one input) in fresh buffers (their rows ``pitch`` elements apart past their length)."""
+    buffers = Buffers(subject.xp, inputs, offsets, pitch)
     subject.fn(*buffers.inputs, buffers.y)
     if subject.xp is not np:
         subject.xp.cuda.get_current_stream().synchronize()

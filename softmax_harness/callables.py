@@ -11,8 +11,12 @@ A callable may declare what its bound depends on in an attribute::
 Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_backward``,
 ``scaled_softmax_bias``, ``scaled_softmax_mask``, ``scaled_softmax_causal``), ``arrays``
 (``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``), ``lanes``
-(threads that share a row), ``dtype``, ``convention`` (``torch`` or ``masked``), ``fast_math``,
-``exp``, ``rounding`` and ``vector`` (as in a kernel header), ``max_cols``. The stated defaults:
+(threads that share a row), ``dtype`` (one element type, or a list of those it takes: each is
+checked as a subject of its own, ``module:function:dtype``), ``convention`` (``torch`` or
+``masked``), ``fast_math``,
+``exp``, ``rounding`` and ``vector`` (as in a kernel header), ``max_cols``, ``strided`` (False:
+it is never given rows further apart than their length, so ``strided_rows`` does not judge it;
+by default a callable takes any array, as torch's softmax does). The stated defaults:
 ``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
 sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
 input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:
@@ -26,13 +30,13 @@ import inspect
 
 import numpy as np
 
-from . import gpu, ops
+from . import dtypes, gpu, ops
 from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS, ROUNDINGS
 from .subject import Subject
 
 ARRAYS = ("numpy", "cupy", "torch")
 DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding", "max_cols",
-            "name", "op", "vector"}
+            "name", "op", "vector", "strided"}
 
 
 class SubjectError(ValueError):
@@ -40,9 +44,41 @@ class SubjectError(ValueError):
 
 
 def is_callable_ref(ref: str) -> bool:
-    """Whether ``ref`` names a Python callable (``module:function``)."""
+    """Whether ``ref`` names a Python callable (``module:function``, or ``module:function:dtype``)."""
     module, colon, attr = ref.partition(":")
     return bool(colon and module and attr and "/" not in module and not module.endswith(".cu"))
+
+
+def split_dtype(ref: str) -> tuple[str, str | None]:
+    """``module:function:dtype`` -> (``module:function``, dtype); (``ref``, None) without one."""
+    base, colon, last = ref.rpartition(":")
+    if colon and ":" in base and last in DTYPES:
+        return base, last
+    return ref, None
+
+
+def expand(ref: str) -> list[str]:
+    """``ref`` once for each element type its callable declares (``module:function:dtype``) where
+    it declares several, else as given; a callable that does not load stays as given (the
+    subject's own tests then say why)."""
+    base, dtype = split_dtype(ref)
+    if dtype is not None or not is_callable_ref(ref):
+        return [ref]
+    try:
+        listed = _dtypes(_declared(load(base), base), base)
+    except SubjectError:
+        return [ref]
+    return [f"{base}:{d}" for d in listed] if len(listed) > 1 else [ref]
+
+
+def _dtypes(declared: dict, ref: str) -> tuple[str, ...]:
+    """The element types a callable declares (float32 where it declares none)."""
+    given = declared.get("dtype", "float32")
+    listed = (given,) if isinstance(given, str) else tuple(given) if isinstance(given, (list, tuple)) else ()
+    if not listed or any(d not in DTYPES for d in listed) or len(set(listed)) < len(listed):
+        raise SubjectError(f"subject {ref!r}: dtype={given!r} is not one of {', '.join(DTYPES)}, "
+                           "or a list of them")
+    return listed
 
 
 def load(ref: str, what: str = "subject"):
@@ -93,11 +129,14 @@ def _declared(fn, ref: str) -> dict:
         raise SubjectError(f"subject {ref!r}: unknown keys in __softmax_harness__: "
                            f"{', '.join(sorted(unknown))} "
                            f"(known: {', '.join(sorted(DECLARED))})")
-    for key, allowed in (("op", ops.NAMES), ("arrays", ARRAYS), ("algorithm", ALGORITHMS), ("dtype", DTYPES),
+    for key, allowed in (("op", ops.NAMES), ("arrays", ARRAYS), ("algorithm", ALGORITHMS),
                          ("convention", CONVENTIONS), ("exp", FAST_EXPS),
                          ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
+    if type(declared.get("strided", True)) is not bool:
+        raise SubjectError(f"subject {ref!r}: strided={declared['strided']!r} is not True or False")
+    _dtypes(declared, ref)
     vector = declared.get("vector", 1)
     if type(vector) is not int or not 1 <= vector <= 16 or vector & (vector - 1):
         raise SubjectError(f"subject {ref!r}: vector={vector!r} is not a power of two from 1 to 16")
@@ -132,9 +171,7 @@ class Adapted:
                 self.fn(*tin, tout)
             else:
                 y = self.fn(*tin)
-                if tuple(y.shape) != tuple(tout.shape):
-                    raise ValueError(f"{self.ref} returned shape {tuple(y.shape)} for an input of shape "
-                                     f"{tuple(tin[0].shape)}")
+                self._like_input(y, tin[0])
                 tout.copy_(y)
             if tout.is_cuda:  # torch's stream: the harness reads the output next
                 import torch
@@ -145,11 +182,18 @@ class Adapted:
             self.fn(*inputs, out)
             return out
         y = self.fn(*inputs)
-        if getattr(y, "shape", None) != x.shape:
-            raise ValueError(f"{self.ref} returned {type(y).__name__} of shape {getattr(y, 'shape', None)} "
-                             f"for an input of shape {x.shape}")
+        self._like_input(y, x)
         out[...] = y
         return out
+
+    def _like_input(self, y, x) -> None:
+        """A returned result has its input's shape and element type (a silent conversion into the
+        output would hide a result computed in another type, or broadcast one of another shape)."""
+        shape, dtype = getattr(y, "shape", None), getattr(y, "dtype", None)
+        if shape is None or tuple(shape) != tuple(x.shape) or dtype != x.dtype:
+            raise ValueError(f"{self.ref} returned {type(y).__name__} of shape "
+                             f"{None if shape is None else tuple(shape)} and type {dtype} for an input of "
+                             f"shape {tuple(x.shape)} and type {x.dtype}: a result has its input's")
 
 
 def _candidates() -> list[tuple[str, str]]:
@@ -158,20 +202,23 @@ def _candidates() -> list[tuple[str, str]]:
     return ([("cupy", "cuda"), ("torch", "cuda")] if gpu.available() else []) + cpu
 
 
-def _probe(fn, ref: str, takes_out: bool, op) -> tuple[str, str]:
+def _probe(fn, ref: str, takes_out: bool, op, dtype: str) -> tuple[str, str]:
     tried = []
+    element = dtypes.of(dtype).numpy()
     for arrays, device in _candidates():
         try:
             xp = _xp(device)
             built = op.build(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))
-            inputs = [xp.asarray(a) if np.ndim(a) else a for a in built]
+            inputs = [xp.asarray(a if a.dtype == bool else a.astype(element)) if np.ndim(a) else a
+                      for a in built]
             out = xp.empty_like(inputs[0])
             Adapted(fn, ref, arrays, takes_out)(*inputs, out)
             if device == "cuda":
                 xp.cuda.get_current_stream().synchronize()
             return arrays, device  # it runs on these (whether it is right is the battery's to say)
         except Exception as exc:  # the probe tells which arrays the callable takes
-            tried.append(f"{arrays} ({device}): {type(exc).__name__}")
+            why = (str(exc).strip().splitlines() or [""])[0][:160]
+            tried.append(f"{arrays} ({device}): {type(exc).__name__}" + (f": {why}" if why else ""))
     raise SubjectError(f"subject {ref!r} runs on no array kind tried ({'; '.join(tried)}); "
                        "declare __softmax_harness__ = {'arrays': ...}")
 
@@ -185,9 +232,14 @@ def _xp(device: str):
 
 
 def subject(ref: str) -> Subject:
-    """The subject for the callable ``module:function``."""
-    fn = load(ref)
-    declared = _declared(fn, ref)
+    """The subject for the callable ``module:function`` (in its first declared element type), or
+    ``module:function:dtype``."""
+    base, wanted = split_dtype(ref)
+    fn = load(base)
+    declared = _declared(fn, base)
+    listed = _dtypes(declared, base)
+    if wanted is not None and "dtype" in declared and wanted not in listed:
+        raise SubjectError(f"subject {ref!r}: {base!r} declares dtype {', '.join(listed)}, not {wanted}")
     op = ops.of(declared.get("op", "softmax"))
     names = tuple("x" if role == "in" else role for role in op.inputs)
     takes_out = arity(fn, ref, names) == len(op.inputs) + 1
@@ -195,15 +247,16 @@ def subject(ref: str) -> Subject:
         arrays = declared["arrays"]
         device = "cuda" if arrays == "cupy" or (arrays == "torch" and gpu.available()) else "cpu"
     else:
-        arrays, device = _probe(fn, ref, takes_out, op)
+        arrays, device = _probe(fn, ref, takes_out, op, wanted or listed[0])
     if device == "cuda" and not gpu.available():
         raise SubjectError(f"subject {ref!r} takes {arrays} arrays on a GPU: install cupy-cuda13x and run on "
                            "a machine with a CUDA GPU")
     return Subject(
-        name=declared.get("name", ref), fn=Adapted(fn, ref, arrays, takes_out), xp=_xp(device),
+        name=declared.get("name", base) + (f":{wanted}" if wanted else ""),
+        fn=Adapted(fn, ref, arrays, takes_out), xp=_xp(device),
         lanes=int(declared.get("lanes", 1)), algorithm=declared.get("algorithm", "online"),
         convention=declared.get("convention", "torch"), fast_math=bool(declared.get("fast_math", False)),
         exp=declared.get("exp", "shifted"), rounding=declared.get("rounding", "nearest"),
-        dtype=declared.get("dtype", "float32"),
+        dtype=wanted or listed[0],
         repro=f"--subject {ref}", max_cols=declared.get("max_cols"), op=op.name,
-        vector=declared.get("vector", 1))
+        vector=declared.get("vector", 1), strided=declared.get("strided", True))

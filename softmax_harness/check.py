@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import callables, catalog, gpu, ops
+from . import callables, catalog, gpu, ops, signature
 from .registry import KERNELS_DIR, HeaderError, NoHeaderError, parse_file
 
 
@@ -39,6 +39,7 @@ class Targets:
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)  # reference -> the subject's name (its tally key)
     ops: dict[str, str] = field(default_factory=dict)  # reference -> the op it computes
+    strided: set[str] = field(default_factory=set)  # the subjects given rows of a stride (strided_rows)
     refused: list[str] = field(default_factory=list)  # a line for each target that names no subject
 
 
@@ -65,12 +66,15 @@ def _resolve_one(target: str, found: Targets) -> None:
     """Add what ``target`` names to ``found``, or raise TargetError before adding anything."""
     path = Path(target)
     if callables.is_callable_ref(target) and not path.exists():
-        try:
-            found_subject = callables.subject(target)
-            found.names[target], found.ops[target] = found_subject.name, found_subject.op
+        try:  # one subject for each element type it declares
+            subjects = {ref: callables.subject(ref) for ref in callables.expand(target)}
         except callables.SubjectError as exc:
             raise TargetError(str(exc)) from None
-        found.callables.append(target)
+        for ref, found_subject in subjects.items():
+            found.names[ref], found.ops[ref] = found_subject.name, found_subject.op
+            if found_subject.strided:
+                found.strided.add(ref)
+            found.callables.append(ref)
     elif path.is_file() and path.suffix == ".cu":
         try:
             specs = parse_file(path)
@@ -97,26 +101,35 @@ def _resolve_one(target: str, found: Targets) -> None:
         raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")
 
 
-def compile_offline(files: list[Path]) -> tuple[list[str], bool]:
-    """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90; whether all
-    compiled without spills."""
+def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[str]]:
+    """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90, and of each
+    variant whose kernel takes other parameters than its header passes; whether all compiled
+    without spills and agree; the references (NAME@DIR) of those that do not agree, which no
+    launch may take (the driver would read past what it is given)."""
     from .compiler import KernelCompileError, resources
     from .compiler import compile_offline as nvrtc
 
-    lines, ok = [], True
+    lines, ok, unfit = [], True, set()
     for path in files:
         for arch in ("sm_80", "sm_90"):
             try:
-                log = nvrtc(path, arch, ["-Xptxas=-v"])["log"]
+                result = nvrtc(path, arch, ["-Xptxas=-v"])
             except KernelCompileError as exc:
                 lines.append(f"  {_here(path)} {arch}: does not compile: {str(exc).splitlines()[-1][:200]}")
                 ok = False
                 continue
-            for kernel, (registers, spills) in resources(log).items():
+            for kernel, (registers, spills) in resources(result["log"]).items():
                 lines.append(f"  {_here(path)} {arch} {kernel}: {registers} registers, "
                              f"{spills} bytes spilled")
                 ok &= spills == 0
-    return lines, ok
+            if arch == "sm_90":  # the parameters are the source's, whatever the architecture
+                for spec in parse_file(path):
+                    why = signature.mismatch(spec, result["cubin"])
+                    if why:
+                        lines.append(f"  {_here(path)} {spec.name}: {why}")
+                        unfit.add(f"{spec.name}@{_here(path.parent)}")
+                        ok = False
+    return lines, ok, unfit
 
 
 SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
@@ -124,14 +137,15 @@ SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
          "no_write_outside": "outside", "input_unchanged": "input", "deterministic": "determ",
          "rows_independent": "rows", "launch": "launch", "sums_to_zero": "sum0",
          "linear_in_dy": "linear", "nonpositive": "le0", "logsumexp_zero": "lse0",
-         "ignores_masked": "unread"}
+         "ignores_masked": "unread", "strided_rows": "stride"}
 assert set(SHORT) == {*ops.ALL_PROPERTIES, "launch"}
 
 
 def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str], list[str], bool]:
     """The verdict table (subject x property), the failure messages, and whether all passed."""
     present = {ops.of(targets.ops.get(ref, "softmax")).name for ref in [*targets.kernels, *targets.callables]}
-    columns = [p for p in ops.ALL_PROPERTIES if any(p in ops.of(name).properties for name in present)]
+    columns = [p for p in ops.ALL_PROPERTIES if any(p in ops.of(name).properties for name in present)
+               and (p != "strided_rows" or targets.strided)]
     columns.append("launch")
     head = f"{'subject':32s} " + " ".join(f"{SHORT[p]:>9s}" for p in columns) + \
         f" {'tests':>6s} {'ulps':>8s} {'/bound':>7s} {'seconds':>8s}"
@@ -144,7 +158,9 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
             failed.add("launch")  # a crash, a hang, or an error outside the properties
         ran = [t for t in mine if t["outcome"] in ("passed", "failed", "error")]
         cells = []
-        own = set(ops.of(targets.ops.get(ref, "softmax")).properties) | {"launch"}
+        own = set(ops.of(targets.ops.get(ref, "softmax")).properties) - {"strided_rows"} | {"launch"}
+        if ref in targets.strided:
+            own.add("strided_rows")
         for p in columns:
             cells.append("-" if not ran or p not in own else ("FAIL" if p in failed else "pass"))
         t = tally.get(targets.names.get(ref, ref), {})
@@ -194,9 +210,12 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     ok = True
     if found.files:
         try:
-            lines, compiled = compile_offline(found.files)
+            lines, compiled, unfit = compile_offline(found.files)
             print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
             ok &= compiled
+            if unfit:  # a launch would hand them what they do not take
+                print(f"not run: {', '.join(sorted(unfit))} (parameters unlike the header's, above)")
+                found.kernels = [k for k in found.kernels if k not in unfit]
         except ImportError:
             print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
                   "(pip install 'softmax-harness[test]')")
@@ -232,7 +251,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         ok &= all(r["ok"] for r in results.values())
     table, messages, passed = verdicts(tests, tally, Targets(
         kernels=[k for k in found.kernels if k in subjects], callables=found.callables, names=found.names,
-        ops=found.ops))
+        ops=found.ops, strided=found.strided))
     ok &= passed
     if subjects:
         print("", *table, sep="\n")

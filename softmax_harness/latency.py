@@ -145,21 +145,14 @@ def contender(who: str, shape: tuple[int, int], dtype: str):
 
 
 def _triton(xt, outt):
-    from .baselines import TRITON_MAX_COLS, triton_rows_kernel
+    from .baselines import triton_rows
 
-    try:
-        triton, kernel = triton_rows_kernel()
-    except ImportError:
-        raise NotInstalled("triton") from None
-    n_rows, n_cols = xt.shape
-    if n_cols > TRITON_MAX_COLS:
-        raise ValueError(f"the Triton row kernel holds whole rows: C <= {TRITON_MAX_COLS}")
     if str(xt.dtype) != "torch.float32":
         raise ValueError("the Triton row kernel is the fp32 baseline")
-    block = triton.next_power_of_2(n_cols)
-    warps = 4 if block <= 2048 else 8 if block <= 8192 else 16
-    launch = kernel[(n_rows,)]
-    return lambda: launch(xt, outt, n_cols, BLOCK=block, num_warps=warps)
+    try:
+        return triton_rows(xt, outt)
+    except ImportError:
+        raise NotInstalled("triton") from None
 
 
 def latency_us(fn, rounds: int = 30, warmup: int = 3) -> float:

@@ -27,10 +27,11 @@ from pathlib import Path
 import numpy as np
 
 from . import bounds, dtypes, ops, tally
-from .buffers import GUARD, bits
+from .buffers import GUARD, bits, launch
 from .observation import (
     Finding,
     Observation,
+    as64,
     as_format,
     first_true,
     host,
@@ -161,11 +162,44 @@ def rows_independent(o: Observation) -> Finding | None:
     return None
 
 
+#: How many elements further apart than their length ``strided_rows`` lays the rows: an odd
+#: count, so that the rows are misaligned unlike each other too.
+PITCH = 5
+
+
+def strided_rows(o: Observation) -> Finding | None:
+    """A subject that takes any array (a callable: a view of a wider array is an input like any
+    other) computes the same op on rows that lie ``PITCH`` elements further apart than their
+    length, or refuses them with an error: a silent misreading (rows read as contiguous, the
+    gaps' huge values among them) is what fails, judged where the contiguous rows' output was
+    right (what is wrong either way is the other properties' to name). A declared kernel's
+    signature has no stride."""
+    xp = o.xp
+    if not o.subject.strided or o.x_host.shape[0] < 2:
+        return None
+    try:
+        other = launch(o.subject, o.inputs_host, o.offsets, PITCH)
+    except Exception:  # noqa: BLE001  (a refusal, whatever it raises, is an answer)
+        return None
+
+    def wrong(y):
+        with np.errstate(invalid="ignore"):
+            same = (y == o.ref) | (xp.isnan(y) & xp.isnan(o.ref))  # where the reference is not finite
+            return xp.where(o.finite, ~(xp.abs(y - o.ref) <= o.bound), ~same)
+
+    where = first_true(xp, wrong(as64(xp, other.y)) & ~wrong(o.y64))
+    if where is None:
+        return None
+    return Finding(f"rows {PITCH} elements apart past their length (a view of a wider array) gave "
+                   "another result: the subject reads its input as if its rows were contiguous",
+                   where, {"y": other.y})
+
+
 #: The properties every op has.
 SHARED = {
     "all_written": all_written, "no_write_outside": no_write_outside, "input_unchanged": input_unchanged,
     "nonfinite_contract": nonfinite_contract, "matches_reference": matches_reference,
-    "deterministic": deterministic, "rows_independent": rows_independent,
+    "deterministic": deterministic, "rows_independent": rows_independent, "strided_rows": strided_rows,
 }
 
 

@@ -56,7 +56,8 @@ def pytest_addoption(parser):
 
 def named_subjects(config) -> list[str]:
     """The subjects a project names (command line first, else its ini file), as references:
-    NAME@DIR for each kernel under a kernels folder, MODULE:FUNCTION for each callable."""
+    NAME@DIR for each kernel under a kernels folder, MODULE:FUNCTION for each callable
+    (MODULE:FUNCTION:DTYPE for each element type of one that declares several)."""
     folders = config.getoption("--kernels") or config.getini("softmax_harness_kernels")
     refs = []
     for folder in folders:
@@ -64,7 +65,11 @@ def named_subjects(config) -> list[str]:
             refs += [v.ref_at for v in catalog.variants(Path(folder))]
         except catalog.UnknownVariantError as exc:
             raise pytest.UsageError(f"--kernels: {exc}") from None
-    return refs + list(config.getoption("--subject") or config.getini("softmax_harness_subjects"))
+    return refs + [each for ref in _named_callables(config) for each in callables.expand(ref)]
+
+
+def _named_callables(config) -> list[str]:
+    return list(config.getoption("--subject") or config.getini("softmax_harness_subjects"))
 
 
 def pytest_configure(config):
@@ -72,7 +77,7 @@ def pytest_configure(config):
         settings.load_profile(profiles.default())
     if config.getoption("--repro-dir"):
         set_repro_dir(config.getoption("--repro-dir"))
-    wanted = [ref for ref in named_subjects(config) if callables.is_callable_ref(ref)]
+    wanted = [ref for ref in _named_callables(config) if callables.is_callable_ref(ref)]
     if wanted:  # module:function names a module of the project, as `python -m pytest` would find it
         for folder in {str(config.invocation_params.dir), str(config.rootpath)}:
             if folder not in sys.path:
@@ -170,7 +175,7 @@ def _import_early(ref: str) -> None:
     after CuPy's kernels had no trouble, so the cause is not known. Errors wait for the subject's
     own tests, which report them."""
     with contextlib.suppress(callables.SubjectError):
-        callables.load(ref)
+        callables.load(callables.split_dtype(ref)[0])
 
 
 @functools.cache

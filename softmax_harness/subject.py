@@ -32,6 +32,7 @@ class Subject:
     tile: int = 0  # elements a block holds (a split-row kernel's)
     vector: int = 1  # elements a lane sums as a tree before its chain (registry's vector=)
     op: str = "softmax"  # what it computes (softmax_harness.ops)
+    strided: bool = False  # takes arrays whose rows lie further apart than their length (a callable's)
 
     @classmethod
     def of(cls, variant) -> Subject:

@@ -398,6 +398,13 @@ def reads_next_row_first(x, out):
     normalise(e, lane_sums(e), out)
 
 
+def rows_read_as_contiguous(x, out):
+    """The input read from its first element as if its rows lay back to back (a wrapper that hands
+    a kernel a view's data pointer and its row length, not its row stride)."""
+    packed = np.lib.stride_tricks.as_strided(x, shape=x.shape, strides=(x.shape[1] * x.itemsize, x.itemsize))
+    safe_warp(packed.copy(), out)
+
+
 def half_truncating_store(x, out):
     """A 16-bit store that truncates instead of rounding to nearest."""
     y = np.empty(x.shape, F32)
@@ -465,6 +472,7 @@ def _mutants():
         "first_row_max": Model(first_row_max, "rows_independent", **W),
         "reads_next_row_first": Model(reads_next_row_first, "rows_independent", **W),
         "batch_small_logits_no_shift": Model(batch_small_logits_no_shift, "rows_independent", **W),
+        "rows_read_as_contiguous": Model(rows_read_as_contiguous, "strided_rows", **W),
         # non-finite values and masks
         "mask_as_zero": Model(mask_as_zero, N, **W),
         "nan_dropped": Model(nan_dropped, N, **W),

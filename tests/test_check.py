@@ -33,6 +33,11 @@ def last_column_skipped(x, out):
 
 def three(a, b, c):
     pass
+
+def typed(x):
+    return good(x.astype(np.float32)).astype(x.dtype)
+
+typed.__softmax_harness__ = {"arrays": "numpy", "dtype": ["float32", "float16"]}
 '''
 
 #: The seed post's kernel order, (out, in, N, C), declared with args=.
@@ -79,6 +84,7 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     assert set(rows["usermod:good"][1:10]) == {"pass"}, rows
     bad = dict(zip(head, rows["usermod:last_column_skipped"], strict=False))
     assert bad["written"] == "FAIL" and bad["matches"] == "pass"  # matches_reference skips unwritten
+    assert dict(zip(head, rows["usermod:good"], strict=False))["stride"] == "pass"  # a view of a wider array
     assert "all_written failed for usermod:last_column_skipped" in out
     repro = next(line.split("reproduce: ", 1)[1] for line in out.splitlines() if "reproduce: " in line)
     assert repro.startswith("python -m softmax_harness repro --subject usermod:last_column_skipped --recipe ")
@@ -93,6 +99,28 @@ def test_a_correct_callable_passes_and_exits_0(tmp_path):
     done = check(project(tmp_path), "usermod:good", "--select", "classic", "--profile", "ci")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all checks passed" in done.stdout
+
+
+def test_a_kernel_whose_parameters_are_not_its_headers_is_named_and_not_run(tmp_path):
+    where = project(tmp_path)
+    (where / "kernels" / "wide.cu").write_text(
+        "// @variant name=wide kernel=wide algorithm=safe geometry=thread-per-row threads=128\n"
+        'extern "C" __global__ void wide(const float* x, float* y, long long n, long long c) { }\n')
+    done = check(where, "kernels/wide.cu")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("kernels/wide.cu wide: kernel 'wide' takes 4 parameters of 8, 8, 8, 8 bytes; its header "
+            "passes 4 (8, 8, 4, 4 bytes") in done.stdout
+    assert "not run: wide@kernels (parameters unlike the header's, above)" in done.stdout
+
+
+def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):
+    done = check(project(tmp_path), "usermod:typed", "--select", "classic", "--profile", "ci")
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("usermod:")]
+    assert rows == ["usermod:typed:float32", "usermod:typed:float16"]
+    one = check(tmp_path, "usermod:typed:bfloat16")
+    assert one.returncode == 2
+    assert "'usermod:typed' declares dtype float32, float16, not bfloat16" in one.stderr
 
 
 @pytest.mark.parametrize("target,problem", [

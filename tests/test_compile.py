@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import softmax_harness
-from softmax_harness import compiler
+from softmax_harness import compiler, signature
 from softmax_harness.registry import KERNELS_DIR
 
 pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed (pip install .[test])")
@@ -57,6 +57,47 @@ def test_kernel_compiles_without_spills(path, arch, compiled):
         assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
     spills = [s for _, s in compiler.resources(result["log"]).values()]
     assert spills and not any(spills), f"{path} spills registers for {arch}:\n{result['log']}"
+    unfit = {spec.name: signature.mismatch(spec, result["cubin"]) for spec in SPECS if spec.path == path}
+    assert not any(unfit.values()), unfit  # what a launch hands each kernel is what it takes
+
+
+SIGNED = "// @variant name=k kernel=k algorithm=safe geometry=block-per-row threads=128 {extra}\n" + \
+    'extern "C" __global__ void k({params}) {{ }}\n'
+
+
+@pytest.mark.parametrize("params,extra,problem", [
+    ("const float* x, float* y, long long n, long long c", "",
+     "takes 4 parameters of 8, 8, 8, 8 bytes; its header passes 4 (8, 8, 4, 4 bytes"),
+    ("const float* x, float* y, int n, int c, int stride", "",
+     "takes 5 parameters of 8, 8, 4, 4, 4 bytes; its header passes 4 (8, 8, 4, 4 bytes"),
+    ("const float* x, const bool* m, float* y, int n, int c, double s", "op=scaled_softmax_mask",
+     "takes 6 parameters of 8, 8, 8, 4, 4, 8 bytes; its header passes 6 (8, 8, 8, 4, 4, 4 bytes"),
+    ("int n, int c, const float* x, float* y", "", "takes 4 parameters of 4, 4, 8, 8 bytes"),
+])
+def test_a_kernel_taking_other_parameters_than_its_header_passes_is_named(tmp_path, params, extra, problem):
+    """The driver copies as many bytes as each parameter is wide from what it is handed: an int64
+    size, a double scale, a parameter more or another order would read past it."""
+    from softmax_harness.registry import parse_file
+
+    path = tmp_path / "k.cu"
+    path.write_text(SIGNED.format(params=params, extra=extra))
+    (spec,) = parse_file(path)
+    cubin = compiler.compile_offline(path, "sm_90")["cubin"]
+    assert problem in signature.mismatch(spec, cubin)
+    path.write_text(SIGNED.format(params=params, extra=extra + " args=" + ",".join(
+        ["rows", "cols", "in", "out"] if params.startswith("int") else spec.args)))
+    if params.startswith("int"):  # declared in its own order, it fits
+        (spec,) = parse_file(path)
+        assert signature.mismatch(spec, compiler.compile_offline(path, "sm_90")["cubin"]) is None
+
+
+def test_the_parameters_are_read_from_the_cubin_in_order(tmp_path):
+    path = tmp_path / "p.cu"
+    path.write_text('extern "C" __global__ void p(const float* a, int b, long long c, float d, double e, '
+                    "char f, short g, float* h) { }\n")
+    cubin = compiler.compile_offline(path, "sm_90")["cubin"]
+    assert signature.param_sizes(cubin, "p") == (8, 4, 8, 4, 8, 1, 2, 8)
+    assert signature.param_sizes(cubin, "q") is None
 
 
 @pytest.mark.skipif(not (STAGING / "softmax.cuh").is_file(), reason="no staged softmax.cuh")

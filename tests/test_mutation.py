@@ -50,7 +50,7 @@ def hunt(name: str, model) -> frozenset[str]:
     one failed (a control declares none: the hunt takes the whole budget)."""
     subject = Subject(name, model.fn, lanes=model.lanes, algorithm=model.algorithm, dtype=model.dtype,
                       repro=f"<mutant {name}>", op=model.op, fast_math=model.fast_math, exp="ex2",
-                      vector=model.vector)
+                      vector=model.vector, strided=True)
     found: list[str] = []
     budget = settings(settings.default, database=None, suppress_health_check=list(HealthCheck),
                       phases=[Phase.explicit, Phase.generate], deadline=None)

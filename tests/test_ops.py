@@ -209,8 +209,8 @@ def test_a_backward_kernel_declares_its_op_and_takes_y_dy_out(tmp_path):
     b, c = parse_file(path)
     assert (b.op, b.args, c.args) == ("softmax_backward", ("y", "dy", "out", "rows", "cols"),
                                        ("dy", "y", "out", "cols", "rows"))
-    assert ops.of(b.op).properties[-4:] == ("sums_to_zero", "linear_in_dy", "deterministic",
-                                            "rows_independent")
+    assert ops.of(b.op).properties[-5:] == ("sums_to_zero", "linear_in_dy", "deterministic",
+                                            "rows_independent", "strided_rows")
 
 
 @pytest.mark.parametrize("header,problem", [
@@ -359,7 +359,8 @@ def test_a_fused_kernel_declares_its_op_and_takes_its_scale_last(tmp_path):
     f, g = parse_file(path)
     assert f.args == ("in", "mask", "out", "rows", "cols", "scale")
     assert g.args == ("scale", "in", "out", "rows", "cols")
-    assert ops.of(f.op).properties[-3:] == ("ignores_masked", "deterministic", "rows_independent")
+    assert ops.of(f.op).properties[-4:] == ("ignores_masked", "deterministic", "rows_independent",
+                                            "strided_rows")
 
 
 FUSED_MODULE = '''

@@ -96,6 +96,75 @@ def test_an_output_misaligned_unlike_the_input_reaches_the_kernel():
     assert report.failures["launch"].rstrip().endswith("--offset 1 --out-offset 2")
 
 
+def test_strided_rows_catches_a_subject_that_reads_a_view_as_contiguous():
+    """A callable is handed rows further apart than their length (a view of a wider array, the gap
+    holding a huge value): one that reads them as contiguous fails strided_rows and nothing else,
+    one that refuses them passes, and a declared kernel (whose signature has no stride) is not
+    judged by it."""
+    def packed(x, out):  # a wrapper that hands a kernel the data pointer of a view
+        rows = (x.shape[1] * x.itemsize, x.itemsize)
+        standins.correct(np.lib.stride_tricks.as_strided(x, x.shape, rows), out)
+
+    def refuses(x, out):
+        if not x.flags.c_contiguous:
+            raise ValueError("x is not contiguous")
+        standins.correct(x, out)
+
+    x = build_batch(CLASSIC[2])
+    report = check(Subject("packed", packed, strided=True), x)
+    assert list(report.failures) == ["strided_rows"], report.failures
+    assert "reads its input as if its rows were contiguous" in report.failures["strided_rows"]
+    assert check(Subject("packed", packed), x).ok  # not a strided subject: never given a view
+    assert check(Subject("refuses", refuses, strided=True), x).ok
+    assert check(Subject("correct", standins.correct, strided=True), x).ok
+
+
+USERMOD = """
+import numpy as np
+
+def wide(x):
+    m = x.max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x.astype(np.float64) - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+wide.__softmax_harness__ = {"arrays": "numpy"}
+
+def by_stride(x):
+    return wide(x).astype(x.dtype)
+
+by_stride.__softmax_harness__ = {"strided": "no"}
+"""
+
+
+def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monkeypatch):
+    """A result in another element type (here float64 for float32 rows) is not converted into the
+    output quietly: the launch fails, in one line that says what came back."""
+    from softmax_harness import callables
+
+    (tmp_path / "usermod_types.py").write_text(USERMOD)
+    monkeypatch.syspath_prepend(tmp_path)
+    report = check(callables.subject("usermod_types:wide"), build_batch(CLASSIC[1]))
+    assert list(report.failures) == ["launch"]
+    assert ("usermod_types:wide returned ndarray of shape (1, 33) and type float64 for an input of shape "
+            "(1, 33) and type float32") in report.failures["launch"]
+    with pytest.raises(callables.SubjectError, match="strided='no' is not True or False"):
+        callables.subject("usermod_types:by_stride")
+
+
+def test_a_strided_launch_lays_each_input_row_pitch_elements_apart():
+    from softmax_harness.buffers import GUARD, Buffers
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    mask = np.zeros((3, 4), bool)
+    b = Buffers(np, (x, mask, np.float32(2)), (1, 2, 3), pitch=5)
+    view, under, scale = b.inputs
+    np.testing.assert_array_equal(view, x)
+    assert view.strides == (9 * 4, 4) and under.strides == (9, 1) and scale == 2
+    assert (b.arrays[0][GUARD + 1 + 4:GUARD + 1 + 9] == b.arrays[0][0]).all()  # the gap holds the guard
+    assert b.y.flags.c_contiguous and b.y.shape == (3, 4)
+
+
 def test_properties_need_no_pytest():
     report = check(Subject("correct", standins.correct), build_batch(CLASSIC[2]))
     assert report.ok and 0 < report.max_bound_ratio < 1 and report.max_ulps >= 0

@@ -11,7 +11,7 @@ import numpy as np
 #: first); an op adds its own after ``matches_reference``.
 SHARED_FIRST = ("all_written", "no_write_outside", "input_unchanged", "nonfinite_contract",
                 "matches_reference")
-SHARED_LAST = ("deterministic", "rows_independent")
+SHARED_LAST = ("deterministic", "rows_independent", "strided_rows")
 
 #: Input roles that are scalars (passed by value, after the pointers and sizes by default) and
 #: boolean arrays (kept as bool: a kernel reads bytes); every other input is an array of the
