@@ -86,6 +86,9 @@ def load(ref: str, what: str = "subject"):
     module_name, colon, attr = ref.partition(":")
     if not (colon and module_name and attr):
         raise SubjectError(f"{what} {ref!r} is not module:function")
+    if ":" in attr:
+        raise SubjectError(f"{what} {ref!r}: {attr.rpartition(':')[2]!r} is not an element type "
+                           f"({', '.join(DTYPES)})")
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # any error while importing the user's module is theirs to see

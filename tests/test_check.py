@@ -121,6 +121,9 @@ def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):
     one = check(tmp_path, "usermod:typed:bfloat16")
     assert one.returncode == 2
     assert "'usermod:typed' declares dtype float32, float16, not bfloat16" in one.stderr
+    unknown = check(tmp_path, "usermod:typed:float64")
+    assert unknown.returncode == 2 and "'float64' is not an element type (float32, float16, bfloat16)" in \
+        unknown.stderr, unknown.stderr
 
 
 @pytest.mark.parametrize("target,problem", [
