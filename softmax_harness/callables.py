@@ -43,6 +43,10 @@ class SubjectError(ValueError):
     """A target that cannot be a subject; the message says why in one line."""
 
 
+class ResultError(ValueError):
+    """A callable ran, and returned a result of another shape or element type than its input."""
+
+
 def is_callable_ref(ref: str) -> bool:
     """Whether ``ref`` names a Python callable (``module:function``, or ``module:function:dtype``)."""
     module, colon, attr = ref.partition(":")
@@ -194,7 +198,7 @@ class Adapted:
         output would hide a result computed in another type, or broadcast one of another shape)."""
         shape, dtype = getattr(y, "shape", None), getattr(y, "dtype", None)
         if shape is None or tuple(shape) != tuple(x.shape) or dtype != x.dtype:
-            raise ValueError(f"{self.ref} returned {type(y).__name__} of shape "
+            raise ResultError(f"{self.ref} returned {type(y).__name__} of shape "
                              f"{None if shape is None else tuple(shape)} and type {dtype} for an input of "
                              f"shape {tuple(x.shape)} and type {x.dtype}: a result has its input's")
 
@@ -219,6 +223,8 @@ def _probe(fn, ref: str, takes_out: bool, op, dtype: str) -> tuple[str, str]:
             if device == "cuda":
                 xp.cuda.get_current_stream().synchronize()
             return arrays, device  # it runs on these (whether it is right is the battery's to say)
+        except ResultError as exc:  # it takes these arrays, and returns what no subject may
+            raise SubjectError(f"subject {ref!r}: {exc}") from None
         except Exception as exc:  # the probe tells which arrays the callable takes
             why = (str(exc).strip().splitlines() or [""])[0][:160]
             tried.append(f"{arrays} ({device}): {type(exc).__name__}" + (f": {why}" if why else ""))

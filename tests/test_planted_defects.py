@@ -130,6 +130,9 @@ def wide(x):
 
 wide.__softmax_harness__ = {"arrays": "numpy"}
 
+def wide_found(x):
+    return wide(x)
+
 def by_stride(x):
     return wide(x).astype(x.dtype)
 
@@ -150,6 +153,10 @@ def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monk
             "(1, 33) and type float32") in report.failures["launch"]
     with pytest.raises(callables.SubjectError, match="strided='no' is not True or False"):
         callables.subject("usermod_types:by_stride")
+    found = "usermod_types:wide_found"  # its arrays found by calling it: that call names it
+    with pytest.raises(callables.SubjectError, match=rf"subject '{found}': {found} returned ndarray of shape "
+                       r"\(2, 8\) and type float64 for an input of shape \(2, 8\) and type float32"):
+        callables.subject(found)
 
 
 def test_a_strided_launch_lays_each_input_row_pitch_elements_apart():
