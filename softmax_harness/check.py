@@ -14,6 +14,7 @@ into one run folder, printed at the end; the exit status is 0 only when everythi
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -141,15 +142,18 @@ SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
 assert set(SHORT) == {*ops.ALL_PROPERTIES, "launch"}
 
 
-def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str], list[str], bool]:
-    """The verdict table (subject x property), the failure messages, and whether all passed."""
+def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str], list[str], bool,
+                                                                       list[dict]]:
+    """The verdict table (subject x property), the failure messages, whether all passed, and the
+    table's rows as records (``verdicts.json``: each subject's op, its verdict on each property
+    that judges it, its tests, largest error and time)."""
     present = {ops.of(targets.ops.get(ref, "softmax")).name for ref in [*targets.kernels, *targets.callables]}
     columns = [p for p in ops.ALL_PROPERTIES if any(p in ops.of(name).properties for name in present)
                and (p != "strided_rows" or targets.strided)]
     columns.append("launch")
     head = f"{'subject':32s} " + " ".join(f"{SHORT[p]:>9s}" for p in columns) + \
         f" {'tests':>6s} {'ulps':>8s} {'/bound':>7s} {'seconds':>8s}"
-    table, messages, ok = [head], [], True
+    table, messages, ok, records = [head], [], True, []
     for ref in [*targets.kernels, *targets.callables]:
         mine = [t for t in tests if t.get("subject") == ref]
         failed = {p for t in mine for p in t.get("properties", [])}
@@ -168,6 +172,10 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
         table.append(f"{ref[:32]:32s} " + " ".join(f"{c:>9s}" for c in cells) +
                      f" {len(ran):6d} {t.get('max_ulps', 0):8.3g} {t.get('max_bound_ratio', 0):7.3g} "
                      f"{seconds:8.1f}")
+        records.append({"subject": ref, "op": targets.ops.get(ref, "softmax"),
+                        "properties": {p: c for p, c in zip(columns, cells, strict=True) if c != "-"},
+                        "tests": len(ran), "max_ulps": t.get("max_ulps", 0.0),
+                        "max_bound_ratio": t.get("max_bound_ratio", 0.0), "seconds": round(seconds, 3)})
         ok &= not failed and not any(x["outcome"] in ("failed", "error") for x in mine)
         shown = set()
         for x in mine:
@@ -177,7 +185,7 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
                     messages.append(_failure_text(x.get("message", ""), p) or x["nodeid"])
         for x in broken[:1]:
             messages.append(f"{x['nodeid']}: {x.get('message', '')[-1500:]}")
-    return table, messages, ok
+    return table, messages, ok, records
 
 
 def _failure_text(message: str, prop: str) -> str:
@@ -204,18 +212,22 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         return 2
     folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    for path, why in found.skipped:
-        print(f"skipped: {_here(path)}: {why}")
+    summary = {"refused": found.refused, "skipped": [f"{_here(path)}: {why}" for path, why in found.skipped],
+               "not_run": {}}  # verdicts.json: what a CI of the user's reads
+    for line in summary["skipped"]:
+        print(f"skipped: {line}")
     on_gpu = gpu.available()
     ok = True
     if found.files:
         try:
             lines, compiled, unfit = compile_offline(found.files)
             print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
+            summary["offline_compile"] = {"ok": compiled, "lines": [line.strip() for line in lines]}
             ok &= compiled
             if unfit:  # a launch would hand them what they do not take
                 print(f"not run: {', '.join(sorted(unfit))} (parameters unlike the header's, above)")
                 found.kernels = [k for k in found.kernels if k not in unfit]
+                summary["not_run"].update(dict.fromkeys(sorted(unfit), "parameters unlike the header's"))
         except ImportError:
             print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
                   "(pip install 'softmax-harness[test]')")
@@ -226,6 +238,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         print(f"needs a GPU, not run: the battery on {len(found.kernels)} kernel"
               f"{'s' if len(found.kernels) != 1 else ''}"
               f"{' and the sanitizers' if sanitize else ''} ({why})")
+        summary["not_run"].update(dict.fromkeys(found.kernels, f"needs a GPU: {why}"))
     tests, tally = [], {}
     if subjects:
         (folder / "pytest.ini").write_text("[pytest]\n")  # the user's own pytest settings stay out
@@ -249,7 +262,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         with open(folder / "sanitizer.log", "w") as log:
             results = sanitize_all(found.kernels, [], log)
         ok &= all(r["ok"] for r in results.values())
-    table, messages, passed = verdicts(tests, tally, Targets(
+        summary["sanitizers"] = {run: r["ok"] for run, r in results.items()}  # each tool's run: clean
+    table, messages, passed, records = verdicts(tests, tally, Targets(
         kernels=[k for k in found.kernels if k in subjects], callables=found.callables, names=found.names,
         ops=found.ops, strided=found.strided))
     ok &= passed
@@ -258,9 +272,13 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     for message in messages:
         print("\n" + message)
     print(f"\nrun folder: {folder}")
+    code = 2 if found.refused else 0 if ok else 1
+    summary.update(ok=ok and not found.refused, exit=code, profile=profile, subjects=records,
+                   failures=messages)
+    (folder / "verdicts.json").write_text(json.dumps(summary, indent=1) + "\n")
     if found.refused:
         print(f"{len(found.refused)} target{'s' if len(found.refused) > 1 else ''} refused (above); "
               + ("the rest passed" if ok else "some checks failed"))
-        return 2
-    print("all checks passed" if ok else "some checks failed")
-    return 0 if ok else 1
+    else:
+        print("all checks passed" if ok else "some checks failed")
+    return code

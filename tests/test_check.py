@@ -93,6 +93,18 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     assert again.returncode == 1 and "all_written failed for usermod:last_column_skipped" in again.stdout
     folder = Path(out.split("run folder: ")[1].splitlines()[0])
     assert folder.parent == where / "softmax-harness-runs" and (folder / "pytest.log").is_file()
+    import json  # the same verdicts for a CI to read
+
+    verdict = json.loads((folder / "verdicts.json").read_text())
+    assert verdict["exit"] == 1 and verdict["ok"] is False and verdict["profile"] == "ci"
+    by = {v["subject"]: v for v in verdict["subjects"]}
+    assert set(by["usermod:good"]["properties"].values()) == {"pass"}
+    assert by["usermod:last_column_skipped"]["properties"]["all_written"] == "FAIL"
+    assert by["usermod:last_column_skipped"]["tests"] == 6
+    assert list(verdict["not_run"]) == ["reversed@kernels"]
+    assert verdict["not_run"]["reversed@kernels"].startswith("needs a GPU: ")
+    assert verdict["skipped"] == ["kernels/helper.cu: no '// @variant ...' header line"]
+    assert any("all_written failed for usermod:last_column_skipped" in f for f in verdict["failures"])
 
 
 def test_a_correct_callable_passes_and_exits_0(tmp_path):
