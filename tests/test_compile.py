@@ -82,22 +82,48 @@ def test_a_kernel_taking_other_parameters_than_its_header_passes_is_named(tmp_pa
     path = tmp_path / "k.cu"
     path.write_text(SIGNED.format(params=params, extra=extra))
     (spec,) = parse_file(path)
-    cubin = compiler.compile_offline(path, "sm_90")["cubin"]
+    cubin = compiler.compile_offline(path, "sm_90", VERBOSE)["cubin"]  # VERBOSE: test_an_empty_log_...
     assert problem in signature.mismatch(spec, cubin)
     path.write_text(SIGNED.format(params=params, extra=extra + " args=" + ",".join(
         ["rows", "cols", "in", "out"] if params.startswith("int") else spec.args)))
     if params.startswith("int"):  # declared in its own order, it fits
         (spec,) = parse_file(path)
-        assert signature.mismatch(spec, compiler.compile_offline(path, "sm_90")["cubin"]) is None
+        assert signature.mismatch(spec, compiler.compile_offline(path, "sm_90", VERBOSE)["cubin"]) is None
 
 
 def test_the_parameters_are_read_from_the_cubin_in_order(tmp_path):
     path = tmp_path / "p.cu"
     path.write_text('extern "C" __global__ void p(const float* a, int b, long long c, float d, double e, '
                     "char f, short g, float* h) { }\n")
-    cubin = compiler.compile_offline(path, "sm_90")["cubin"]
+    cubin = compiler.compile_offline(path, "sm_90", VERBOSE)["cubin"]
     assert signature.param_sizes(cubin, "p") == (8, 4, 8, 4, 8, 1, 2, 8)
     assert signature.param_sizes(cubin, "q") is None
+
+
+LOG_WRITE = """
+import sys
+from pathlib import Path
+from softmax_harness import compiler
+path = Path(sys.argv[1])
+path.write_text('extern "C" __global__ void p(const float* a) { }\\n')
+compiler.compile_offline(path, "sm_90")  # no warning and no -Xptxas=-v: an empty log
+print(repr(" ".encode()))
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="the fix, staging/compile_log.patch, changes compiler.py: it waits "
+                   "for the whole GPU suite (until then every caller passes -Xptxas=-v: a log never empty)")
+def test_an_empty_log_leaves_the_interpreters_bytes_alone(tmp_path):
+    """NVRTC writes its log into the buffer it is given; an empty log is one byte, and b" " * 1 is
+    the interpreter's own b" ": written, every b" " of the process became b"\\x00" (seen as lost
+    spaces in what the process printed next). Run in a child: the damage is the process's."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LOG_WRITE, str(tmp_path / "p.cu")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "b' '"
 
 
 @pytest.mark.skipif(not (STAGING / "softmax.cuh").is_file(), reason="no staged softmax.cuh")
