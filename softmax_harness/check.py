@@ -55,11 +55,13 @@ def resolve(targets: list[str]) -> Targets:
     """The subjects ``targets`` name; a target that names none is refused with a line that says why
     (``Targets.refused``), and the others are still taken."""
     found = Targets()
-    for target in targets or [str(KERNELS_DIR)]:
-        try:
-            _resolve_one(target, found)
-        except TargetError as exc:
-            found.refused.append(str(exc))
+    for given in targets or [str(KERNELS_DIR)]:
+        named = [given] if Path(given).exists() else callables.expand(given)  # one for each element type
+        for target in named:
+            try:
+                _resolve_one(target, found)
+            except TargetError as exc:
+                found.refused.append(str(exc))
     return found
 
 
@@ -67,15 +69,14 @@ def _resolve_one(target: str, found: Targets) -> None:
     """Add what ``target`` names to ``found``, or raise TargetError before adding anything."""
     path = Path(target)
     if callables.is_callable_ref(target) and not path.exists():
-        try:  # one subject for each element type it declares
-            subjects = {ref: callables.subject(ref) for ref in callables.expand(target)}
+        try:
+            found_subject = callables.subject(target)
         except callables.SubjectError as exc:
             raise TargetError(str(exc)) from None
-        for ref, found_subject in subjects.items():
-            found.names[ref], found.ops[ref] = found_subject.name, found_subject.op
-            if found_subject.strided:
-                found.strided.add(ref)
-            found.callables.append(ref)
+        found.names[target], found.ops[target] = found_subject.name, found_subject.op
+        if found_subject.strided:
+            found.strided.add(target)
+        found.callables.append(target)
     elif path.is_file() and path.suffix == ".cu":
         try:
             specs = parse_file(path)

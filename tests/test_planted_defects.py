@@ -159,6 +159,20 @@ def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monk
         callables.subject(found)
 
 
+def test_an_element_type_this_machine_cannot_make_refuses_the_subject_in_one_line(tmp_path, monkeypatch):
+    from softmax_harness import callables, dtypes
+
+    def missing(self):
+        raise TypeError("bfloat16 needs the ml_dtypes package (pip install ml_dtypes)")
+
+    (tmp_path / "usermod_types.py").write_text(USERMOD)
+    monkeypatch.syspath_prepend(tmp_path)
+    monkeypatch.setattr(dtypes.Format, "numpy", missing)
+    with pytest.raises(callables.SubjectError, match=r"subject 'usermod_types:wide:bfloat16': bfloat16 needs "
+                       r"the ml_dtypes package \(pip install ml_dtypes\)"):
+        callables.subject("usermod_types:wide:bfloat16")
+
+
 def test_a_strided_launch_lays_each_input_row_pitch_elements_apart():
     from softmax_harness.buffers import GUARD, Buffers
 
