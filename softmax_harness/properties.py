@@ -179,8 +179,12 @@ def strided_rows(o: Observation) -> Finding | None:
         return None
     try:
         other = launch(o.subject, o.inputs_host, o.offsets, PITCH)
-    except Exception:  # noqa: BLE001  (a refusal, whatever it raises, is an answer)
-        return None
+    except Exception as exc:  # noqa: BLE001  (a refusal, whatever it raises, is an answer ...)
+        if not _device_fault(exc):
+            return None
+        why = (str(exc).strip().splitlines() or [""])[0][:200]  # ... but a fault on the device is not
+        return Finding(f"rows {PITCH} elements apart past their length (a view of a wider array) made the "
+                       f"device fault ({type(exc).__name__}: {why})")
 
     def wrong(y):
         with np.errstate(invalid="ignore"):
@@ -193,6 +197,12 @@ def strided_rows(o: Observation) -> Finding | None:
     return Finding(f"rows {PITCH} elements apart past their length (a view of a wider array) gave "
                    "another result: the subject reads its input as if its rows were contiguous",
                    where, {"y": other.y})
+
+
+def _device_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` is the device's (CuPy's CUDA errors, torch's "CUDA error: ..."), not a
+    subject's refusal of its input."""
+    return "cuda" in type(exc).__module__.lower() or "CUDA error" in str(exc)
 
 
 #: The properties every op has.

@@ -110,7 +110,20 @@ def test_strided_rows_catches_a_subject_that_reads_a_view_as_contiguous():
             raise ValueError("x is not contiguous")
         standins.correct(x, out)
 
+    class CUDARuntimeError(RuntimeError):  # as CuPy's module names it
+        pass
+
+    CUDARuntimeError.__module__ = "cupy_backends.cuda.api.runtime"
+
+    def faults(x, out):  # a view read past its end: the device faults, which is no refusal
+        if not x.flags.c_contiguous:
+            raise CUDARuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+        standins.correct(x, out)
+
     x = build_batch(CLASSIC[2])
+    fault = check(Subject("faults", faults, strided=True), x)
+    assert list(fault.failures) == ["strided_rows"]
+    assert "device fault (CUDARuntimeError: cudaErrorIllegalAddress" in fault.failures["strided_rows"]
     report = check(Subject("packed", packed, strided=True), x)
     assert list(report.failures) == ["strided_rows"], report.failures
     assert "reads its input as if its rows were contiguous" in report.failures["strided_rows"]
