@@ -13,10 +13,10 @@ Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_
 (``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``), ``lanes``
 (threads that share a row), ``dtype`` (one element type, or a list of those it takes: each is
 checked as a subject of its own, ``module:function:dtype``), ``convention`` (``torch`` or
-``masked``), ``fast_math``,
-``exp``, ``rounding`` and ``vector`` (as in a kernel header), ``max_cols``, ``strided`` (False:
-it is never given rows further apart than their length, so ``strided_rows`` does not judge it;
-by default a callable takes any array, as torch's softmax does). The stated defaults:
+``masked``), ``fast_math``, ``exp``, ``rounding`` and ``vector`` (as in a kernel header),
+``max_cols``, ``strided`` (False: it is never given rows further apart than their length, so
+``strided_rows`` does not judge it; by default a callable takes any array, as torch's softmax
+does). The stated defaults:
 ``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
 sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
 input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:

@@ -103,10 +103,10 @@ def _resolve_one(target: str, found: Targets) -> None:
         raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")
 
 
-def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[str]]:
+def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path, str]]]:
     """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90, and of each
     variant whose kernel takes other parameters than its header passes; whether all compiled
-    without spills and agree; the references (NAME@DIR) of those that do not agree, which no
+    without spills and agree; the (file, name) of each variant that does not agree, which no
     launch may take (the driver would read past what it is given)."""
     from .compiler import KernelCompileError, resources
     from .compiler import compile_offline as nvrtc
@@ -129,9 +129,15 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[str]]:
                     why = signature.mismatch(spec, result["cubin"])
                     if why:
                         lines.append(f"  {_here(path)} {spec.name}: {why}")
-                        unfit.add(f"{spec.name}@{_here(path.parent)}")
+                        unfit.add((path.resolve(), spec.name))
                         ok = False
     return lines, ok, unfit
+
+
+def _declared_in(ref: str) -> tuple[Path, str]:
+    """(the file, the name) of the variant ``ref`` (NAME@DIR) names."""
+    spec = catalog.variant(ref).spec
+    return spec.path.resolve(), spec.name
 
 
 SHORT = {"matches_reference": "matches", "sums_to_one": "sums",
@@ -225,10 +231,11 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
             print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
             summary["offline_compile"] = {"ok": compiled, "lines": [line.strip() for line in lines]}
             ok &= compiled
+            unfit = [k for k in found.kernels if _declared_in(k) in unfit]
             if unfit:  # a launch would hand them what they do not take
-                print(f"not run: {', '.join(sorted(unfit))} (parameters unlike the header's, above)")
+                print(f"not run: {', '.join(unfit)} (parameters unlike the header's, above)")
                 found.kernels = [k for k in found.kernels if k not in unfit]
-                summary["not_run"].update(dict.fromkeys(sorted(unfit), "parameters unlike the header's"))
+                summary["not_run"].update(dict.fromkeys(unfit, "parameters unlike the header's"))
         except ImportError:
             print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
                   "(pip install 'softmax-harness[test]')")
