@@ -143,7 +143,6 @@ def _declared(fn, ref: str) -> dict:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
     if type(declared.get("strided", True)) is not bool:
         raise SubjectError(f"subject {ref!r}: strided={declared['strided']!r} is not True or False")
-    _dtypes(declared, ref)
     vector = declared.get("vector", 1)
     if type(vector) is not int or not 1 <= vector <= 16 or vector & (vector - 1):
         raise SubjectError(f"subject {ref!r}: vector={vector!r} is not a power of two from 1 to 16")

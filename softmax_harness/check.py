@@ -231,11 +231,11 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
             print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
             summary["offline_compile"] = {"ok": compiled, "lines": [line.strip() for line in lines]}
             ok &= compiled
-            unfit = [k for k in found.kernels if _declared_in(k) in unfit]
             if unfit:  # a launch would hand them what they do not take
-                print(f"not run: {', '.join(unfit)} (parameters unlike the header's, above)")
-                found.kernels = [k for k in found.kernels if k not in unfit]
-                summary["not_run"].update(dict.fromkeys(unfit, "parameters unlike the header's"))
+                held = [k for k in found.kernels if _declared_in(k) in unfit]
+                print(f"not run: {', '.join(held)} (parameters unlike the header's, above)")
+                found.kernels = [k for k in found.kernels if k not in held]
+                summary["not_run"].update(dict.fromkeys(held, "parameters unlike the header's"))
         except ImportError:
             print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
                   "(pip install 'softmax-harness[test]')")

@@ -65,10 +65,10 @@ def named_subjects(config) -> list[str]:
             refs += [v.ref_at for v in catalog.variants(Path(folder))]
         except catalog.UnknownVariantError as exc:
             raise pytest.UsageError(f"--kernels: {exc}") from None
-    return refs + [each for ref in _named_callables(config) for each in callables.expand(ref)]
+    return refs + [each for ref in _subject_options(config) for each in callables.expand(ref)]
 
 
-def _named_callables(config) -> list[str]:
+def _subject_options(config) -> list[str]:
     return list(config.getoption("--subject") or config.getini("softmax_harness_subjects"))
 
 
@@ -77,7 +77,7 @@ def pytest_configure(config):
         settings.load_profile(profiles.default())
     if config.getoption("--repro-dir"):
         set_repro_dir(config.getoption("--repro-dir"))
-    wanted = [ref for ref in _named_callables(config) if callables.is_callable_ref(ref)]
+    wanted = [ref for ref in _subject_options(config) if callables.is_callable_ref(ref)]
     if wanted:  # module:function names a module of the project, as `python -m pytest` would find it
         for folder in {str(config.invocation_params.dir), str(config.rootpath)}:
             if folder not in sys.path:
