@@ -130,7 +130,11 @@ def arity(fn, ref: str, names: tuple[str, ...] = ("x",)) -> int:
 
 
 def _declared(fn, ref: str) -> dict:
-    declared = dict(getattr(fn, "__softmax_harness__", {}) or {})
+    given = getattr(fn, "__softmax_harness__", None) or {}
+    if not isinstance(given, dict):
+        raise SubjectError(f"subject {ref!r}: __softmax_harness__ is a {type(given).__name__}, not a dict "
+                           "of what it declares")
+    declared = dict(given)
     unknown = set(declared) - DECLARED
     if unknown:
         raise SubjectError(f"subject {ref!r}: unknown keys in __softmax_harness__: "
@@ -141,8 +145,14 @@ def _declared(fn, ref: str) -> dict:
                          ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
-    if type(declared.get("strided", True)) is not bool:
-        raise SubjectError(f"subject {ref!r}: strided={declared['strided']!r} is not True or False")
+    for key in ("strided", "fast_math"):
+        if key in declared and type(declared[key]) is not bool:
+            raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not True or False")
+    for key in ("lanes", "max_cols"):
+        if key in declared and (type(declared[key]) is not int or declared[key] < 1):
+            raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not a whole number from 1")
+    if "name" in declared and (not isinstance(declared["name"], str) or not declared["name"].strip()):
+        raise SubjectError(f"subject {ref!r}: name={declared['name']!r} is not a name")
     vector = declared.get("vector", 1)
     if type(vector) is not int or not 1 <= vector <= 16 or vector & (vector - 1):
         raise SubjectError(f"subject {ref!r}: vector={vector!r} is not a power of two from 1 to 16")
@@ -229,6 +239,22 @@ def _probe(fn, ref: str, takes_out: bool, op, dtype: str) -> tuple[str, str]:
             tried.append(f"{arrays} ({device}): {type(exc).__name__}" + (f": {why}" if why else ""))
     raise SubjectError(f"subject {ref!r} runs on no array kind tried ({'; '.join(tried)}); "
                        "declare __softmax_harness__ = {'arrays': ...}")
+
+
+def describe(ref: str) -> list[dict]:
+    """What ``check`` needs of each subject that ``ref`` names (one for each element type it
+    declares): ``{"ref", "name", "op", "strided"}``, or ``{"ref", "error"}`` where it cannot be a
+    subject. Plain data, for :func:`~softmax_harness.run.isolation.run_isolated`: loading and
+    probing run the user's code, which may crash or hang the process."""
+    found = []
+    for each in expand(ref):
+        try:
+            made = subject(each)
+        except SubjectError as exc:
+            found.append({"ref": each, "error": str(exc)})
+        else:
+            found.append({"ref": each, "name": made.name, "op": made.op, "strided": made.strided})
+    return found
 
 
 def _xp(device: str):

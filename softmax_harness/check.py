@@ -51,33 +51,62 @@ def _here(path: Path) -> str:
         return str(path.resolve())
 
 
-def resolve(targets: list[str]) -> Targets:
+def resolve(targets: list[str], timeout: float = 300) -> Targets:
     """The subjects ``targets`` name; a target that names none is refused with a line that says why
-    (``Targets.refused``), and the others are still taken."""
+    (``Targets.refused``), and the others are still taken. A callable is loaded (and probed) in a
+    child process (:func:`_callable`), ``timeout`` seconds at most."""
     found = Targets()
     for given in targets or [str(KERNELS_DIR)]:
-        named = [given] if Path(given).exists() else callables.expand(given)  # one for each element type
-        for target in named:
-            try:
-                _resolve_one(target, found)
-            except TargetError as exc:
-                found.refused.append(str(exc))
+        if callables.is_callable_ref(given) and not Path(given).exists():
+            for record in _callable(given, timeout):  # one for each element type
+                if "error" in record:
+                    found.refused.append(record["error"])
+                    continue
+                ref = record["ref"]
+                found.names[ref], found.ops[ref] = record["name"], record["op"]
+                if record["strided"]:
+                    found.strided.add(ref)
+                found.callables.append(ref)
+            continue
+        try:
+            _resolve_file(given, found)
+        except TargetError as exc:
+            found.refused.append(str(exc))
     return found
 
 
-def _resolve_one(target: str, found: Targets) -> None:
-    """Add what ``target`` names to ``found``, or raise TargetError before adding anything."""
-    path = Path(target)
-    if callables.is_callable_ref(target) and not path.exists():
+def _callable(given: str, timeout: float) -> list[dict]:
+    """:func:`callables.describe` of ``given``, in a child process: importing a user's module and
+    calling it once (to find its arrays) may crash or hang, which refuses that target alone.
+    Where it does, its import and then each element type apart tell which."""
+    from .run.isolation import IsolatedFailure, run_isolated
+
+    probed = "(imported, and called on a 2 x 8 input where it does not declare its arrays)"
+    try:
+        return run_isolated(callables.describe, given, timeout=timeout, what=f"subject {given!r} {probed}")
+    except IsolatedFailure as exc:
+        first = exc
+    try:
+        refs = run_isolated(callables.expand, given, timeout=timeout,
+                            what=f"subject {given!r} (its module imported)")
+    except IsolatedFailure as exc:
+        return [{"ref": given, "error": str(exc)}]
+    if refs == [given]:
+        return [{"ref": given, "error": str(first)}]
+    found = []
+    for ref in refs:
         try:
-            found_subject = callables.subject(target)
-        except callables.SubjectError as exc:
-            raise TargetError(str(exc)) from None
-        found.names[target], found.ops[target] = found_subject.name, found_subject.op
-        if found_subject.strided:
-            found.strided.add(target)
-        found.callables.append(target)
-    elif path.is_file() and path.suffix == ".cu":
+            found += run_isolated(callables.describe, ref, timeout=timeout, what=f"subject {ref!r} {probed}")
+        except IsolatedFailure as exc:
+            found.append({"ref": ref, "error": str(exc)})
+    return found
+
+
+def _resolve_file(target: str, found: Targets) -> None:
+    """Add the kernels that ``target`` (a ``.cu`` file or a folder) declares to ``found``, or raise
+    TargetError before adding anything."""
+    path = Path(target)
+    if path.is_file() and path.suffix == ".cu":
         try:
             specs = parse_file(path)
         except NoHeaderError:
@@ -191,6 +220,19 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
                     shown.add(p)
                     messages.append(_failure_text(x.get("message", ""), p) or x["nodeid"])
         for x in broken[:1]:
+            text = x.get("message", "")
+            messages.append(f"{ref}, {x['nodeid'].rpartition('::')[2]}: "
+                            f"{text[:2000] if x.get('lost') else text[-1500:]}")
+        for x in [x for x in mine if x.get("context_lost")][:1]:
+            messages.append(f"{ref}: {x['nodeid'].rpartition('::')[2]} lost the CUDA context "
+                            f"({x['context_lost']}); its later tests did not run")
+        unrun = [x for x in mine if x["outcome"] == "not run"]
+        if unrun:  # a verdict on part of the battery is no verdict
+            ok = False
+            messages.append(f"{ref}: {len(unrun)} of its tests not run ({unrun[0].get('message', '')})")
+    for x in tests:  # the child itself broke (pytest's internal error), in no subject's test
+        if not x.get("subject") and x["outcome"] in ("failed", "error"):
+            ok = False
             messages.append(f"{x['nodeid']}: {x.get('message', '')[-1500:]}")
     return table, messages, ok, records
 
@@ -206,13 +248,56 @@ def _failure_text(message: str, prop: str) -> str:
     return "\n".join(lines[start:end + 1])
 
 
+def run_battery(subjects: list[str], args: list[str], deadline: float, log) -> tuple[list[dict], dict]:
+    """The battery's tests on ``subjects`` in a child pytest (``args``), and its tally. A subject
+    whose test crashes the child, hangs it or loses its CUDA context fails that test, and the
+    child starts again without that subject and without the tests already done: one subject
+    never stops the others'. A child that dies outside any test, over several subjects, is
+    started again over each alone. What the ``deadline`` stops is "not run"."""
+    from .properties import merge_tally
+    from .run.carry import runs_on
+    from .run.children import run_pytest
+
+    tests, tally, done, left, alone = [], {}, [], list(subjects), False
+    while left and time.time() < deadline - 1:
+        group = left[:1] if alone else left
+        more, more_tally, _, ended = run_pytest(
+            "battery", [*args, *(f"--subject={ref}" for ref in group), *(f"--deselect={n}" for n in done)],
+            deadline - time.time(), log, deadline, cwd=Path.cwd())
+        merge_tally(tally, more_tally)
+        if not ended:  # the child finished (or the deadline stopped it)
+            tests += more
+            left = [ref for ref in left if ref not in group]
+            continue
+        culprits = set()
+        for record in more:
+            ref = record.get("subject") or next((r for r in group if runs_on(record["nodeid"], {r})), None)
+            if ref is not None:
+                record["subject"] = ref
+                if record.get("lost") or record.get("context_lost"):
+                    culprits.add(ref)
+        if not culprits and len(group) > 1:  # it died outside any test: one subject at a time
+            more = [record for record in more if "subject" in record]
+            alone = True
+        elif not culprits:
+            for record in more:
+                record["subject"] = group[0]
+            culprits.add(group[0])
+        print(f"check: the battery's process ended early ({', '.join(sorted(culprits)) or 'in no test'}); "
+              "the others go on in a fresh one", flush=True)
+        tests += more
+        done += [record["nodeid"] for record in more]
+        left = [ref for ref in left if ref not in culprits]
+    tests += [{"nodeid": f"battery::{ref}", "subject": ref, "outcome": "not run", "duration": 0.0,
+               "message": "the check's --timeout ran out before its tests"} for ref in left]
+    return tests, tally
+
+
 def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out: Path | None = None,
         timeout: float = 1800, test_timeout: float = 300, select: str | None = None) -> int:
     """The command; its exit status."""
-    from .run.children import run_resuming
-
     sys.path.insert(0, os.getcwd())  # module:function targets import from here, as under pytest
-    found = resolve(targets)
+    found = resolve(targets, timeout=test_timeout)
     for message in found.refused:
         print(f"softmax-harness check: {message}", file=sys.stderr)
     if found.refused and not (found.callables or found.kernels):
@@ -253,17 +338,11 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         here = Path(callables.__file__).with_name("battery.py")
         args = [str(here), "-c", str(folder / "pytest.ini"), f"--rootdir={folder}",
                 "-p", "softmax_harness.pytest_plugin", f"--hypothesis-profile={profile}",
-                f"--repro-dir={folder / 'repro'}", *(f"--subject={ref}" for ref in subjects),
-                *(["-k", select] if select else [])]
-        try:
-            import pytest_timeout  # noqa: F401
-
-            args += [f"--timeout={test_timeout:g}", "--timeout-method=thread"]
-        except ImportError:
-            pass
+                f"--repro-dir={folder / 'repro'}", f"--hang-timeout={test_timeout:g}",
+                "--exit-on-lost-context", *(["-k", select] if select else [])]
         print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} ...", flush=True)
         with open(folder / "pytest.log", "w") as log:
-            tests, tally = run_resuming("battery", args, timeout, log, cwd=Path.cwd(), say="check")
+            tests, tally = run_battery(subjects, args, time.time() + timeout, log)
     if sanitize and on_gpu and found.kernels:
         from .run.orchestrate import sanitize_all
 

@@ -41,7 +41,7 @@ def _check(args) -> int:
     from .check import run
 
     return run(args.targets, sanitize=args.sanitize, profile=args.profile, out=args.out,
-               test_timeout=args.test_timeout, select=args.select)
+               timeout=args.timeout, test_timeout=args.test_timeout, select=args.select)
 
 
 def _no_gpu(command: str) -> int:
@@ -124,7 +124,12 @@ def main(argv=None) -> int:
     checking.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
     checking.add_argument("--out", type=Path, default=None,
                           help="the run folder (default softmax-harness-runs/TIME in the current folder)")
-    checking.add_argument("--test-timeout", type=float, default=300, help="seconds per test before a hang")
+    checking.add_argument("--timeout", type=float, default=1800,
+                          help="seconds for the whole battery; the tests left then are not run "
+                               "(and the check fails)")
+    checking.add_argument("--test-timeout", type=float, default=300,
+                          help="seconds a test (or loading a callable) may take before it is taken "
+                               "for a hang")
     checking.add_argument("--select", default=None, metavar="EXPR",
                           help="only the battery's tests that match EXPR (pytest -k), e.g. classic")
     checking.set_defaults(run=_check)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 
 SKIP_REASON = "no CUDA device"
 
@@ -16,6 +17,22 @@ def available() -> bool:
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
+
+
+def context_lost() -> str | None:
+    """Why this process's CUDA context can no longer be used, or None (or no GPU in use). After a
+    sticky error (an illegal address, a misaligned one, a trap) every call on the context fails
+    with it, so one synchronisation tells; an error that leaves the context usable (a refused
+    launch, a bad argument) does not show here."""
+    if "cupy" not in sys.modules or not available():
+        return None
+    import cupy
+
+    try:
+        cupy.cuda.runtime.deviceSynchronize()
+    except Exception as exc:  # noqa: BLE001  (CuPy's runtime and driver errors alike)
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def describe() -> dict:

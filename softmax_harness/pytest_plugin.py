@@ -1,6 +1,8 @@
 """pytest wiring: the ``gpu``/``bench`` markers, the kernel fixtures and ``--variant``, the
 Hypothesis profile, ``--results-json`` (the record a GPU runner's child writes:
-:mod:`softmax_harness.run.journal`), and the error tally's summary.
+:mod:`softmax_harness.run.journal`), ``--hang-timeout`` and ``--exit-on-lost-context`` (what
+ends a child that can no longer test: :mod:`softmax_harness.run.watchdog`), and the error
+tally's summary.
 
 GPU tests carry ``@pytest.mark.gpu``; without a CUDA device they are collected and skipped with
 the reason "no CUDA device". Every test that takes ``variant`` (or ``split_variant``,
@@ -24,6 +26,7 @@ from . import callables, catalog, gpu, profiles
 from .compiler import KernelCompileError
 from .properties import TALLY, PropertyFailure, set_repro_dir
 from .run.journal import Recorder
+from .run.watchdog import Watchdog
 from .variant import Variant
 
 
@@ -49,6 +52,12 @@ def pytest_addoption(parser):
     group.addoption("--repro-dir", default=None, metavar="DIR",
                     help="where a failure's input is saved for its repro line (default "
                          "softmax-harness-repro/ in the current folder)")
+    group.addoption("--hang-timeout", type=float, default=None, metavar="SECONDS",
+                    help="a test running longer is taken for a hang: the process writes every "
+                         "thread's stack and exits (what check's child runs under)")
+    group.addoption("--exit-on-lost-context", action="store_true",
+                    help="end the process after a failed test that lost the CUDA context (an "
+                         "illegal address, a trap), which every later test would fail on")
     parser.addini("softmax_harness_kernels", "folders of kernels to run the battery on", type="paths")
     parser.addini("softmax_harness_subjects", "module:function callables to run the battery on",
                   type="linelist")
@@ -89,6 +98,9 @@ def pytest_configure(config):
     path = config.getoption("--results-json")
     if path and not hasattr(config, "workerinput"):  # pytest-xdist workers report to the controller
         config.pluginmanager.register(Recorder(path), "softmax-harness-results")
+    hang, lost = config.getoption("--hang-timeout"), config.getoption("--exit-on-lost-context")
+    if hang or lost:
+        config.pluginmanager.register(Watchdog(hang, lost), "softmax-harness-watchdog")
 
 
 def pytest_sessionfinish(session):

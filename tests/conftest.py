@@ -1,8 +1,12 @@
+import contextlib
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))  # the NumPy stand-ins in tests/standins.py
+
+
+_REPRO = []
 
 
 def pytest_configure(config):
@@ -12,7 +16,15 @@ def pytest_configure(config):
 
         from softmax_harness.properties import set_repro_dir
 
-        set_repro_dir(Path(tempfile.mkdtemp(prefix="softmax-harness-repro-")))
+        _REPRO.append(Path(tempfile.mkdtemp(prefix="softmax-harness-repro-")))
+        set_repro_dir(_REPRO[-1])
+
+
+def pytest_unconfigure(config):
+    """The temporary folder goes unless a failure saved an input there (its repro line names it)."""
+    for folder in _REPRO:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def pytest_terminal_summary(terminalreporter):

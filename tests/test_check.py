@@ -165,6 +165,93 @@ def test_a_bad_target_beside_good_ones_is_refused_and_the_rest_still_run(tmp_pat
     assert "usermod:good" in done.stdout and "2 targets refused (above); the rest passed" in done.stdout
 
 
+#: A user's module whose callables crash the process, hang, or lose the CUDA context: when first
+#: called, or only on rows longer than 500 (which the battery's classic rows of 1000 are).
+#: ``lostctx``, loaded into the battery's process as a plugin, stands in for a lost context: a
+#: GPU is not needed to see what the process does once ``gpu.context_lost`` says so.
+BROKEN = '''
+import ctypes, time
+from usermod import good
+
+def crash(x):
+    ctypes.string_at(0)
+
+def hang(x):
+    time.sleep(10**6)
+
+def crash_long(x):
+    if x.shape[1] > 500:
+        ctypes.string_at(0)
+    return good(x)
+
+def hang_long(x):
+    if x.shape[1] > 500:
+        time.sleep(10**6)
+    return good(x)
+
+def lost_long(x):
+    if x.shape[1] > 500:
+        import lostctx
+        lostctx.LOST.append("cudaErrorIllegalAddress: an illegal memory access was encountered")
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+    return good(x)
+'''
+LOSTCTX = '''
+import softmax_harness.gpu
+
+LOST = []
+softmax_harness.gpu.context_lost = lambda: LOST[0] if LOST else None
+'''
+
+
+def test_a_callable_that_crashes_or_hangs_when_loaded_is_refused_and_the_rest_still_run(tmp_path):
+    where = project(tmp_path)
+    (where / "broken.py").write_text(BROKEN)
+    (where / "crashes_on_import.py").write_text("import ctypes\nctypes.string_at(0)\n")
+    done = check(where, "broken:crash", "usermod:good", "broken:hang", "crashes_on_import:f",
+                 "--select", "classic", "--profile", "ci", "--test-timeout", "5")
+    assert done.returncode == 2, done.stdout + done.stderr
+    refused = [line.removeprefix("softmax-harness check: ") for line in done.stderr.strip().splitlines()]
+    assert len(refused) == 3 and "Traceback" not in done.stderr, done.stderr
+    assert refused[0].startswith("subject 'broken:crash' (imported, and called on a 2 x 8 input") and \
+        refused[0].endswith("died (the process crashed)")
+    assert refused[1].startswith("subject 'broken:hang' (imported") and "within 5 s (a hang?)" in refused[1]
+    assert refused[2] == "subject 'crashes_on_import:f' (its module imported) died (the process crashed)"
+    row = next(line.split() for line in done.stdout.splitlines() if line.startswith("usermod:good "))
+    assert set(row[1:10]) == {"pass"}, done.stdout
+
+
+def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone(tmp_path):
+    """Each ends the battery's process in its first test of a long row; the others go on in a
+    fresh one, without it: every test of the correct subject runs and passes."""
+    where = project(tmp_path)
+    (where / "broken.py").write_text(BROKEN)
+    (where / "lostctx.py").write_text(LOSTCTX)
+    env = {**os.environ, "PYTEST_PLUGINS": "lostctx"}
+    done = subprocess.run([sys.executable, "-m", "softmax_harness", "check", "broken:crash_long",
+                           "broken:hang_long", "usermod:good", "broken:lost_long", "--select", "classic",
+                           "--profile", "ci", "--test-timeout", "5"], cwd=where, env=env,
+                          capture_output=True, text=True, timeout=600)
+    out = done.stdout
+    assert done.returncode == 1, out + done.stderr
+    head = next(line.split() for line in out.splitlines() if line.startswith("subject "))
+    rows = {line.split()[0]: dict(zip(head, line.split(), strict=True))
+            for line in out.splitlines() if line.startswith(("broken:", "usermod:")) and
+            len(line.split()) == len(head)}
+    assert rows["usermod:good"]["launch"] == "pass" and rows["usermod:good"]["tests"] == "6", out
+    for broken in ("broken:crash_long", "broken:hang_long", "broken:lost_long"):
+        assert rows[broken]["launch"] == "FAIL" and rows[broken]["matches"] == "pass", out
+    assert "test_classic_failures_of_online_kernels[broken:crash_long-C1000-tail]: the test process was " \
+        "killed by SIGSEGV while this test was running:\nFatal Python error: Segmentation fault" in out
+    assert re.search(r'File ".*broken.py", line \d+ in crash_long', out), out
+    assert "the test process was stopped at the hang timeout (--hang-timeout) while this test was " \
+        "running:\nTimeout (0:00:05)!" in out
+    assert re.search(r'File ".*broken.py", line \d+ in hang_long', out), out
+    assert "broken:lost_long: test_classic_failures_of_online_kernels[broken:lost_long-C1000-tail] lost " \
+        "the CUDA context (cudaErrorIllegalAddress: an illegal memory access was encountered); its " \
+        "later tests did not run" in out
+
+
 @pytest.mark.skipif(not os.environ.get("SOFTMAX_HARNESS_WHEEL_TEST"),
                     reason="builds the wheel and installs it in a fresh venv: tox's py311 sets "
                            "SOFTMAX_HARNESS_WHEEL_TEST")

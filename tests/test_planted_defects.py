@@ -172,6 +172,27 @@ def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monk
         callables.subject(found)
 
 
+@pytest.mark.parametrize("declared,problem", [
+    ('"online"', "__softmax_harness__ is a str, not a dict of what it declares"),
+    ('{"lanes": "many"}', "lanes='many' is not a whole number from 1"),
+    ('{"lanes": 0}', "lanes=0 is not a whole number from 1"),
+    ('{"max_cols": -5}', "max_cols=-5 is not a whole number from 1"),
+    ('{"fast_math": "yes"}', "fast_math='yes' is not True or False"),
+    ('{"name": 3}', "name=3 is not a name"),
+])
+def test_a_malformed_declaration_refuses_the_subject_in_one_line(tmp_path, monkeypatch, declared, problem):
+    """What a callable declares is checked before it is used: a lane count of 0 or a negative
+    row limit would otherwise reach the bound or the battery's inputs as nonsense."""
+    from softmax_harness import callables
+
+    module = f"usermod_{tmp_path.name}"  # a module of its own for each case: imports are cached
+    (tmp_path / f"{module}.py").write_text(USERMOD + f"\nwide.__softmax_harness__ = {declared}\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    with pytest.raises(callables.SubjectError) as found:
+        callables.subject(f"{module}:wide")
+    assert str(found.value) == f"subject '{module}:wide': {problem}"
+
+
 def test_an_element_type_this_machine_cannot_make_refuses_the_subject_in_one_line(tmp_path, monkeypatch):
     from softmax_harness import callables, dtypes
 

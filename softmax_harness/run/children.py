@@ -1,10 +1,12 @@
 """Child pytest processes: a crash or a hang is recorded as an error that names the test
-that was running, the run resumes without the tests already done, and a run's deadline
+that was running (``lost``), the run resumes without the tests already done, and a run's deadline
 leaves the rest "not run" (to be finished by another call with ``--rest-of``)."""
 
 from __future__ import annotations
 
 import json
+import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -48,7 +50,15 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
                 tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
                               "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
             return tests, data.get("tally", {}), output, []
-        why = f"timed out after {timeout:.0f} s" if code is None else f"exited with code {code}"
+        dump = _dump(output)
+        if code is None:
+            why = f"timed out after {timeout:.0f} s"
+        elif dump.startswith("Timeout ("):
+            why = "was stopped at the hang timeout (--hang-timeout)"
+        elif code < 0 and code in {-s.value for s in signal.Signals}:
+            why = f"was killed by {signal.Signals(-code).name}"
+        else:
+            why = f"exited with code {code}"
         ended, running = read_journal(journal_path(results))
         if cut and code is None:  # the run's deadline, not a hang: the rest did not run
             finished = {t["nodeid"] for t in ended}
@@ -57,13 +67,33 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
             return ended + [{"nodeid": n, "outcome": "not run", "duration": 0.0,
                              "message": "stopped at the run's --deadline"} for n in rest], {}, \
                 output, []
-        lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed,
-                 "message": f"the test process {why} while this test was running (a crash or a "
-                            f"hung kernel):\n{output[-3000:]}"} for nodeid in running]
+        lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed, "lost": True,
+                 "message": f"the test process {why} while this test was running:\n"
+                            f"{dump or output[-3000:]}"} for nodeid in running]
         if not ended and not lost:
-            lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed,
+            lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed, "lost": True,
                      "message": f"the test process {why} before any test ran:\n{output[-3000:]}"}]
         return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
+
+
+#: What :mod:`faulthandler` writes first when the process crashes (pytest enables it) or
+#: outlives the watchdog's hang timeout (:mod:`.watchdog`).
+_DUMP = re.compile(r"(Fatal Python error: .*|Timeout \(\d+:\d\d:\d\d(\.\d+)?\)!)$", re.M)
+
+
+def _dump(output: str, frames: int = 8) -> str:
+    """The last crash or hang that faulthandler reported in ``output``: its first line and the
+    innermost ``frames`` frames of the first stack (the test's own code; the rest is pytest's),
+    or "" where it reported none."""
+    found = list(_DUMP.finditer(output))
+    if not found:
+        return ""
+    lines = output[found[-1].start():].splitlines()
+    stack = next((i for i, line in enumerate(lines) if line.endswith("(most recent call first):")), None)
+    if stack is None:
+        return lines[0]
+    shown = [line for line in lines[stack + 1:stack + 1 + frames] if line.startswith("  File ")]
+    return "\n".join([lines[0], lines[stack], *shown])
 
 
 def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int = 5,

@@ -92,6 +92,8 @@ class Recorder:
                 record["subject"] = value
             elif key == "failed_properties":
                 record["properties"] = sorted(set(record.get("properties", [])) | set(value))
+            elif key == "context_lost":  # the watchdog ends the process after this test
+                record["context_lost"] = value
         if report.skipped:
             record["outcome"] = "skipped"
             if isinstance(report.longrepr, tuple):
