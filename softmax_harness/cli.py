@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import callables, catalog, gpu, ops, registry
+from . import callables, catalog, gpu, ops, profiles, registry
 from .ops.base import SCALAR_ROLES
+from .report import RunFileError
 from .report import add_parser as add_report
 
 
@@ -44,6 +45,10 @@ def _check(args) -> int:
                timeout=args.timeout, test_timeout=args.test_timeout, select=args.select)
 
 
+class CommandError(ValueError):
+    """An argument that a command cannot take; the message says why in one line."""
+
+
 def _no_gpu(command: str) -> int:
     print(f"softmax-harness {command}: no CUDA device visible (CuPy sees none, or is not installed); "
           "nothing was run.", file=sys.stderr)
@@ -63,9 +68,13 @@ def _repro(args) -> int:
             return _no_gpu("repro")
     subject = catalog.subject(args.variant or args.subject)
     if args.recipe:
-        fields = json.loads(args.recipe)
-        fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
-        recipe = BatchRecipe(**fields)
+        try:
+            fields = json.loads(args.recipe)
+            fields["rows"] = tuple(RowRecipe(**r) for r in fields["rows"])
+            recipe = BatchRecipe(**fields)
+        except (ValueError, TypeError, KeyError, AttributeError) as exc:  # JSON, or fields of neither recipe
+            raise CommandError(f"--recipe is not a batch recipe as a failure prints it "
+                               f"({type(exc).__name__}: {exc})") from None
         x, offset, out_offset, skew = build_batch(recipe), recipe.offset, recipe.out_offset, recipe.skew
     else:
         recipe, x = None, _load_inputs(args.npy, subject)
@@ -83,7 +92,10 @@ def _repro(args) -> int:
 
 def _load_inputs(path: str, subject):
     """The saved input of a failure: an (N, C) array (.npy), or the op's inputs by role (.npz)."""
-    data = np.load(path)
+    try:
+        data = np.load(path)
+    except (OSError, ValueError) as exc:  # missing, unreadable, or not NumPy's format
+        raise CommandError(f"--npy {path}: {exc}") from None
     if isinstance(data, np.ndarray):
         return data
     names = subject.operation.inputs
@@ -121,7 +133,7 @@ def main(argv=None) -> int:
                           help="a .cu file, a folder of them, or module:function (default: the "
                                "bundled kernels)")
     checking.add_argument("--sanitize", action="store_true", help="also compute-sanitizer's four tools (GPU)")
-    checking.add_argument("--profile", default="dev", help="Hypothesis profile: ci, dev or thorough")
+    checking.add_argument("--profile", default="dev", choices=profiles.NAMES, help="Hypothesis profile")
     checking.add_argument("--out", type=Path, default=None,
                           help="the run folder (default softmax-harness-runs/TIME in the current folder)")
     checking.add_argument("--timeout", type=float, default=1800,
@@ -169,8 +181,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except (catalog.UnknownVariantError, callables.SubjectError) as exc:
+    except (catalog.UnknownVariantError, callables.SubjectError, CommandError, RunFileError) as exc:
         print(f"softmax-harness {args.command}: {exc.args[0]}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file the command was given, or looked for
+        why = f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc)
+        print(f"softmax-harness {args.command}: {why}", file=sys.stderr)
         return 2
 
 

@@ -16,6 +16,9 @@ from hypothesis import HealthCheck, settings
 
 _SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large]
 
+#: The profiles, from the fewest examples to the most.
+NAMES = ("ci", "dev", "thorough")
+
 settings.register_profile("ci", derandomize=True, max_examples=100, deadline=None, database=None,
                           suppress_health_check=_SLOW, print_blob=True)
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=_SLOW,

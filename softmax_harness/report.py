@@ -40,9 +40,18 @@ def _in_order(dtypes) -> list[str]:
     return sorted(dtypes, key=lambda d: (DTYPE_ORDER + (d,)).index(d))
 
 
+class RunFileError(ValueError):
+    """A file that is not a saved pytest-benchmark run; the message says why in one line."""
+
+
 def load(path: Path) -> dict:
     """{dtype: {kernel: {C: extra_info}}} and the run's metadata, from a pytest-benchmark JSON file."""
-    data = json.loads(Path(path).read_text())
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as exc:
+        raise RunFileError(f"{path} is not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise RunFileError(f"{path} is not a saved pytest-benchmark run (it has no 'benchmarks' list)")
     tables: dict[str, dict[str, dict[int, dict]]] = defaultdict(lambda: defaultdict(dict))
     other: dict[str, dict] = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
     small: dict[str, dict] = {"latency": defaultdict(dict), "host overhead": defaultdict(dict)}

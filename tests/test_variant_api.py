@@ -71,6 +71,31 @@ def test_the_command_line_names_an_unknown_variant_and_a_missing_gpu(capsys):
         assert "measure: no CUDA device visible" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("args,problem", [
+    (["repro", "--subject", "usermod_cli:good", "--recipe", "{bad"], "repro: --recipe is not a batch "
+     "recipe as a failure prints it (JSONDecodeError: Expecting property name enclosed in double quotes"),
+    (["repro", "--subject", "usermod_cli:good", "--recipe", '{"n_cols": 5}'], "repro: --recipe is not a "
+     "batch recipe as a failure prints it (KeyError: 'rows')"),
+    (["repro", "--subject", "usermod_cli:good", "--npy", "{tmp}/nothere.npy"], "repro: --npy "
+     "{tmp}/nothere.npy: [Errno 2] No such file or directory"),
+    (["report", "{tmp}/nothere.json"], "report: No such file or directory: {tmp}/nothere.json"),
+    (["report", "{tmp}/empty.json", "--out", "{tmp}"], "report: {tmp}/empty.json is not a saved "
+     "pytest-benchmark run (it has no 'benchmarks' list)"),
+    (["report", "{tmp}/text.json", "--out", "{tmp}"], "report: {tmp}/text.json is not JSON (Expecting value"),
+])
+def test_a_bad_argument_is_named_in_one_line(tmp_path, capsys, monkeypatch, args, problem):
+    from softmax_harness.cli import main
+
+    (tmp_path / "usermod_cli.py").write_text("def good(x, out):\n    out[...] = 1\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    (tmp_path / "empty.json").write_text("{}")
+    (tmp_path / "text.json").write_text("not json")
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("softmax-harness " + problem.replace("{tmp}", str(tmp_path))), err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_the_gpu_suite_takes_a_variant_from_another_directory(tmp_path):
     """``pytest -m gpu --variant NAME@DIR`` runs every variant test on the file under DIR (and
     only there); a name that DIR does not declare stops the collection, named."""
