@@ -146,7 +146,9 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
             try:
                 result = nvrtc(path, arch, ["-Xptxas=-v"])
             except KernelCompileError as exc:
-                lines.append(f"  {_here(path)} {arch}: does not compile: {str(exc).splitlines()[-1][:200]}")
+                log = str(exc).replace(str(path), _here(path)).splitlines()
+                first = next((line for line in log if ": error" in line), log[-1])  # the last: a count
+                lines.append(f"  {_here(path)} {arch}: does not compile: {first[:200]}")
                 ok = False
                 continue
             for kernel, (registers, spills) in resources(result["log"]).items():
@@ -318,9 +320,9 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
             ok &= compiled
             if unfit:  # a launch would hand them what they do not take
                 held = [k for k in found.kernels if _declared_in(k) in unfit]
-                print(f"not run: {', '.join(held)} (parameters unlike the header's, above)")
+                print(f"not run: {', '.join(held)} (a kernel unlike its header, above)")
                 found.kernels = [k for k in found.kernels if k not in held]
-                summary["not_run"].update(dict.fromkeys(held, "parameters unlike the header's"))
+                summary["not_run"].update(dict.fromkeys(held, "a kernel unlike its header"))
         except ImportError:
             print("offline compile skipped: it needs cuda-bindings and nvidia-cuda-nvrtc "
                   "(pip install 'softmax-harness[test]')")
@@ -359,13 +361,17 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     for message in messages:
         print("\n" + message)
     print(f"\nrun folder: {folder}")
-    code = 2 if found.refused else 0 if ok else 1
-    summary.update(ok=ok and not found.refused, exit=code, profile=profile, subjects=records,
-                   failures=messages)
+    nothing = not subjects and "offline_compile" not in summary  # a pass would claim what no check saw
+    code = 2 if found.refused or nothing else 0 if ok else 1
+    summary.update(ok=ok and code == 0, exit=code, profile=profile, subjects=records, failures=messages)
     (folder / "verdicts.json").write_text(json.dumps(summary, indent=1) + "\n")
+    passed = "all checks that ran passed (the rest: not run, above)" if summary["not_run"] else \
+        "all checks passed"
     if found.refused:
         print(f"{len(found.refused)} target{'s' if len(found.refused) > 1 else ''} refused (above); "
               + ("the rest passed" if ok else "some checks failed"))
+    elif nothing:
+        print("nothing was checked (above: what it needs)")
     else:
-        print("all checks passed" if ok else "some checks failed")
+        print(passed if ok else "some checks failed")
     return code

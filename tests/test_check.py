@@ -122,7 +122,31 @@ def test_a_kernel_whose_parameters_are_not_its_headers_is_named_and_not_run(tmp_
     assert done.returncode == 1, done.stdout + done.stderr
     assert ("kernels/wide.cu wide: kernel 'wide' takes 4 parameters of 8, 8, 8, 8 bytes; its header "
             "passes 4 (8, 8, 4, 4 bytes") in done.stdout
-    assert "not run: wide@kernels (parameters unlike the header's, above)" in done.stdout
+    assert "not run: wide@kernels (a kernel unlike its header, above)" in done.stdout
+
+
+def test_a_kernel_that_does_not_compile_or_is_not_in_its_file_is_named_and_a_pass_says_what_ran(tmp_path):
+    where = project(tmp_path)
+    (where / "kernels" / "broken.cu").write_text(HEADER.replace("reversed", "broken") + 'extern "C" '
+                                                 "__global__ void broken(float* out) { this is not C }\n")
+    mangled = "__global__ void mangled(float* out, const float* in, int N, int C) {}\n"  # not extern "C"
+    (where / "kernels" / "mangled.cu").write_text(HEADER.replace("reversed", "mangled") + mangled)
+    done = check(where, "kernels/broken.cu", "kernels/mangled.cu")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "kernels/broken.cu sm_90: does not compile: kernels/broken.cu(2): error: " in done.stdout
+    assert "kernels/mangled.cu mangled: kernel 'mangled' is not in the compiled file (is it extern " \
+        '"C" __global__?)' in done.stdout
+    assert "not run: mangled@kernels (a kernel unlike its header, above)" in done.stdout
+    good = check(where, "kernels/reversed.cu")  # compiled and agreeing: what ran passed, not the battery
+    assert good.returncode == 0 and good.stdout.endswith("all checks that ran passed (the rest: not run, "
+                                                         "above)\n"), good.stdout
+    (where / "fake" / "cuda").mkdir(parents=True)  # a machine without cuda-bindings checks nothing here
+    (where / "fake" / "cuda" / "__init__.py").write_text("raise ImportError('no cuda-bindings here')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(where / "fake"), *sys.path])}
+    bare = subprocess.run([sys.executable, "-m", "softmax_harness", "check", "kernels/reversed.cu"],
+                          cwd=where, env=env, capture_output=True, text=True, timeout=600)
+    assert bare.returncode == 2 and "offline compile skipped: it needs cuda-bindings" in bare.stdout
+    assert bare.stdout.endswith("nothing was checked (above: what it needs)\n"), bare.stdout
 
 
 def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):
