@@ -213,6 +213,11 @@ def hang_long(x):
         time.sleep(10**6)
     return good(x)
 
+def interrupted_long(x):
+    if x.shape[1] > 500:
+        raise KeyboardInterrupt  # pytest ends its session on it
+    return good(x)
+
 def lost_long(x):
     if x.shape[1] > 500:
         import lostctx
@@ -246,14 +251,15 @@ def test_a_callable_that_crashes_or_hangs_when_loaded_is_refused_and_the_rest_st
 
 
 def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone(tmp_path):
-    """Each ends the battery's process in its first test of a long row; the others go on in a
+    """Each ends the battery's process (or its session) in its first test of a long row; the others go on in a
     fresh one, without it: every test of the correct subject runs and passes."""
     where = project(tmp_path)
     (where / "broken.py").write_text(BROKEN)
     (where / "lostctx.py").write_text(LOSTCTX)
     env = {**os.environ, "PYTEST_PLUGINS": "lostctx"}
     done = subprocess.run([sys.executable, "-m", "softmax_harness", "check", "broken:crash_long",
-                           "broken:hang_long", "usermod:good", "broken:lost_long", "--select", "classic",
+                           "broken:hang_long", "usermod:good", "broken:lost_long", "broken:interrupted_long",
+                           "--select", "classic",
                            "--profile", "ci", "--test-timeout", "5"], cwd=where, env=env,
                           capture_output=True, text=True, timeout=600)
     out = done.stdout
@@ -263,7 +269,7 @@ def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone
             for line in out.splitlines() if line.startswith(("broken:", "usermod:")) and
             len(line.split()) == len(head)}
     assert rows["usermod:good"]["launch"] == "pass" and rows["usermod:good"]["tests"] == "6", out
-    for broken in ("broken:crash_long", "broken:hang_long", "broken:lost_long"):
+    for broken in ("broken:crash_long", "broken:hang_long", "broken:lost_long", "broken:interrupted_long"):
         assert rows[broken]["launch"] == "FAIL" and rows[broken]["matches"] == "pass", out
     assert "test_classic_failures_of_online_kernels[broken:crash_long-C1000-tail]: the test process was " \
         "killed by SIGSEGV while this test was running:\nFatal Python error: Segmentation fault" in out
@@ -271,6 +277,8 @@ def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone
     assert "the test process was stopped at the hang timeout (--hang-timeout) while this test was " \
         "running:\nTimeout (0:00:05)!" in out
     assert re.search(r'File ".*broken.py", line \d+ in hang_long', out), out
+    assert "the test process stopped (pytest exited with code 2) while this test was running:\n" in out
+    assert re.search(r"broken.py:\d+: KeyboardInterrupt", out), out
     assert "broken:lost_long: test_classic_failures_of_online_kernels[broken:lost_long-C1000-tail] lost " \
         "the CUDA context (cudaErrorIllegalAddress: an illegal memory access was encountered); its " \
         "later tests did not run" in out

@@ -46,10 +46,20 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
         if results.is_file() and code is not None:
             data = json.loads(results.read_text())
             tests = [t for t in data["tests"] if "empty parameter set" not in t.get("reason", "")]
-            if code not in (0, 1, 5):  # pytest itself broke (internal error, usage error)
-                tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
-                              "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
-            return tests, data.get("tally", {}), output, []
+            if code in (0, 1, 5):
+                return tests, data.get("tally", {}), output, []
+            _, running = read_journal(journal_path(results))
+            if running:  # a test stopped the session (a KeyboardInterrupt of its own): as a crash in it
+                raised = re.findall(r"^\S+:\d+: \w+$", output, re.M)  # pytest's "file:line: Exception"
+                tests = [t for t in tests if t["nodeid"] not in running] + [
+                    {"nodeid": nodeid, "outcome": "error", "duration": elapsed, "lost": True,
+                     "message": f"the test process stopped (pytest exited with code {code}) while this "
+                                f"test was running:\n{raised[-1] if raised else output[-3000:]}"}
+                    for nodeid in running]
+                return tests, data.get("tally", {}), output, [t["nodeid"] for t in tests]
+            tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
+                          "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
+            return tests, data.get("tally", {}), output, []  # pytest itself broke (an internal error)
         dump = _dump(output)
         if code is None:
             why = f"timed out after {timeout:.0f} s"
