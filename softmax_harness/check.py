@@ -72,6 +72,9 @@ def resolve(targets: list[str], timeout: float = 300) -> Targets:
             _resolve_file(given, found)
         except TargetError as exc:
             found.refused.append(str(exc))
+    # a subject named twice (a file and its folder, a callable given again) is checked once
+    found.kernels, found.callables = list(dict.fromkeys(found.kernels)), list(dict.fromkeys(found.callables))
+    found.files = list(dict.fromkeys(found.files))
     return found
 
 

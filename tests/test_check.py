@@ -108,9 +108,11 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
 
 
 def test_a_correct_callable_passes_and_exits_0(tmp_path):
-    done = check(project(tmp_path), "usermod:good", "--select", "classic", "--profile", "ci")
+    done = check(project(tmp_path), "usermod:good", "--select", "classic", "--profile", "ci", "usermod:good")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all checks passed" in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("usermod:good ")]
+    assert len(rows) == 1 and rows[0][-4] == "6", done.stdout  # named twice, checked once
 
 
 def test_a_kernel_whose_parameters_are_not_its_headers_is_named_and_not_run(tmp_path):
