@@ -108,7 +108,7 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
 
 
 def test_a_correct_callable_passes_and_exits_0(tmp_path):
-    done = check(project(tmp_path), "usermod:good", "--select", "classic", "--profile", "ci", "usermod:good")
+    done = check(project(tmp_path), "usermod:good", "usermod:good", "--select", "classic", "--profile", "ci")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "all checks passed" in done.stdout
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("usermod:good ")]
