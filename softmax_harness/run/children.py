@@ -1,5 +1,6 @@
 """Child pytest processes: a crash or a hang is recorded as an error that names the test
-that was running (``lost``), the run resumes without the tests already done, and a run's deadline
+that was running (``lost``), the run resumes without the tests already done (or, by subject,
+without the subject whose test it was: :func:`run_by_subject`), and a run's deadline
 leaves the rest "not run" (to be finished by another call with ``--rest-of``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 from ..properties import merge_tally
+from .carry import runs_on
 from .journal import journal_path, read_collected, read_journal
 from .schema import ROOT
 
@@ -124,4 +126,47 @@ def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int
         tests += more
         merge_tally(tally, more_tally)
         done = [*done, *newly] if newly else []
+    return tests, tally
+
+
+def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: float, log,
+                   cwd: Path) -> tuple[list[dict], dict]:
+    """The tests of ``subjects`` (``--subject REF`` each) in a child pytest (``args``), and its
+    tally, as ``softmax-harness check`` runs the battery. A subject
+    whose test crashes the child, hangs it or loses its CUDA context fails that test, and the
+    child starts again without that subject and without the tests already done: one subject
+    never stops the others'. A child that dies outside any test, over several subjects, is
+    started again over each alone. What the ``deadline`` stops is "not run"."""
+    tests, tally, done, left, alone = [], {}, [], list(subjects), False
+    while left and time.time() < deadline - 1:
+        group = left[:1] if alone else left
+        more, more_tally, _, ended = run_pytest(
+            label, [*args, *(f"--subject={ref}" for ref in group), *(f"--deselect={n}" for n in done)],
+            deadline - time.time(), log, deadline, cwd)
+        merge_tally(tally, more_tally)
+        if not ended:  # the child finished (or the deadline stopped it)
+            tests += more
+            left = [ref for ref in left if ref not in group]
+            continue
+        culprits = set()
+        for record in more:
+            ref = record.get("subject") or next((r for r in group if runs_on(record["nodeid"], {r})), None)
+            if ref is not None:
+                record["subject"] = ref
+                if record.get("lost") or record.get("context_lost"):
+                    culprits.add(ref)
+        if not culprits and len(group) > 1:  # it died outside any test: one subject at a time
+            more = [record for record in more if "subject" in record]
+            alone = True
+        elif not culprits:
+            for record in more:
+                record["subject"] = group[0]
+            culprits.add(group[0])
+        print(f"check: the {label}'s process ended early ({', '.join(sorted(culprits)) or 'in no test'}); "
+              "the others go on in a fresh one", flush=True)
+        tests += more
+        done += [record["nodeid"] for record in more]
+        left = [ref for ref in left if ref not in culprits]
+    tests += [{"nodeid": f"{label}::{ref}", "subject": ref, "outcome": "not run", "duration": 0.0,
+               "message": "the check's --timeout ran out before its tests"} for ref in left]
     return tests, tally
