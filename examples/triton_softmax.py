@@ -15,5 +15,5 @@ def softmax(x, out):
 
 
 # tl.exp is ex2.approx of x * log2 e, as our fast kernels' exponentials: the same bound
-softmax.__softmax_harness__ = {"arrays": "torch", "algorithm": "safe", "lanes": 128,
+softmax.__softmax_harness__ = {"arrays": "torch", "device": "cuda", "algorithm": "safe", "lanes": 128,
                                "max_cols": TRITON_MAX_COLS, "fast_math": True, "exp": "ex2"}

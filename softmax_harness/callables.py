@@ -10,17 +10,17 @@ A callable may declare what its bound depends on in an attribute::
 
 Keys: ``op`` (``softmax``, ``softmax_backward``, ``log_softmax``, ``log_softmax_backward``,
 ``scaled_softmax_bias``, ``scaled_softmax_mask``, ``scaled_softmax_causal``), ``arrays``
-(``numpy``, ``cupy`` or ``torch``), ``algorithm`` (``safe``, ``online``, ``naive``), ``lanes``
-(threads that share a row), ``dtype`` (one element type, or a list of those it takes: each is
-checked as a subject of its own, ``module:function:dtype``), ``convention`` (``torch`` or
-``masked``), ``fast_math``, ``exp``, ``rounding`` and ``vector`` (as in a kernel header),
-``max_cols``, ``strided`` (False: it is never given rows further apart than their length, so
-``strided_rows`` does not judge it; by default a callable takes any array, as torch's softmax
-does). The stated defaults:
-``algorithm=online`` and ``lanes=1``, the loosest bound the harness knows (a chain of C
-sequential steps), float32, the torch convention; ``arrays`` found by calling it on a small
-input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on the CPU; without one:
-NumPy, then torch on the CPU).
+(``numpy``, ``cupy`` or ``torch``), ``device`` (``cuda`` for a callable that needs a GPU, a Triton
+kernel say: without one it is not run, as a kernel is not; ``cpu``), ``algorithm`` (``safe``,
+``online``, ``naive``), ``lanes`` (threads that share a row), ``dtype`` (one element type, or a
+list of those it takes: each is checked as a subject of its own, ``module:function:dtype``),
+``convention`` (``torch`` or ``masked``), ``fast_math``, ``exp``, ``rounding`` and ``vector`` (as
+in a kernel header), ``max_cols``, ``strided`` (False: it is never given rows further apart than
+their length, so ``strided_rows`` does not judge it; by default a callable takes any array, as
+torch's softmax does). The stated defaults: ``algorithm=online`` and ``lanes=1``, the loosest bound
+the harness knows (a chain of C sequential steps), float32, the torch convention; ``arrays`` found
+by calling it on a small input (on a GPU: CuPy, then torch on the GPU, then NumPy, then torch on
+the CPU; without one: NumPy, then torch on the CPU).
 """
 
 from __future__ import annotations
@@ -35,12 +35,17 @@ from .registry import ALGORITHMS, CONVENTIONS, DTYPES, FAST_EXPS, ROUNDINGS
 from .subject import Subject
 
 ARRAYS = ("numpy", "cupy", "torch")
-DECLARED = {"arrays", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding", "max_cols",
-            "name", "op", "vector", "strided"}
+DEVICES = ("cpu", "cuda")
+DECLARED = {"arrays", "device", "algorithm", "lanes", "dtype", "convention", "fast_math", "exp", "rounding",
+            "max_cols", "name", "op", "vector", "strided"}
 
 
 class SubjectError(ValueError):
     """A target that cannot be a subject; the message says why in one line."""
+
+
+class NeedsGPU(SubjectError):
+    """A callable that runs on a GPU, where there is none: not run (as a kernel is), not refused."""
 
 
 class ResultError(ValueError):
@@ -140,11 +145,14 @@ def _declared(fn, ref: str) -> dict:
         raise SubjectError(f"subject {ref!r}: unknown keys in __softmax_harness__: "
                            f"{', '.join(sorted(unknown))} "
                            f"(known: {', '.join(sorted(DECLARED))})")
-    for key, allowed in (("op", ops.NAMES), ("arrays", ARRAYS), ("algorithm", ALGORITHMS),
-                         ("convention", CONVENTIONS), ("exp", FAST_EXPS),
+    for key, allowed in (("op", ops.NAMES), ("arrays", ARRAYS), ("device", DEVICES),
+                         ("algorithm", ALGORITHMS), ("convention", CONVENTIONS), ("exp", FAST_EXPS),
                          ("rounding", ROUNDINGS)):
         if key in declared and declared[key] not in allowed:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not one of {', '.join(allowed)}")
+    if (declared.get("arrays"), declared.get("device")) in (("cupy", "cpu"), ("numpy", "cuda")):
+        raise SubjectError(f"subject {ref!r}: {declared['arrays']} arrays do not live on "
+                           f"device={declared['device']}")
     for key in ("strided", "fast_math"):
         if key in declared and type(declared[key]) is not bool:
             raise SubjectError(f"subject {ref!r}: {key}={declared[key]!r} is not True or False")
@@ -212,16 +220,18 @@ class Adapted:
                              f"shape {tuple(x.shape)} and type {x.dtype}: a result has its input's")
 
 
-def _candidates() -> list[tuple[str, str]]:
-    """(arrays, device) in the order they are tried on a callable that does not declare them."""
+def _candidates(device: str | None = None) -> list[tuple[str, str]]:
+    """(arrays, device) in the order they are tried on a callable that does not declare them
+    (on ``device`` alone, where it declares that)."""
     cpu = [("numpy", "cpu"), ("torch", "cpu")]
-    return ([("cupy", "cuda"), ("torch", "cuda")] if gpu.available() else []) + cpu
+    every = ([("cupy", "cuda"), ("torch", "cuda")] if gpu.available() else []) + cpu
+    return [c for c in every if device in (None, c[1])]
 
 
-def _probe(fn, ref: str, takes_out: bool, op, dtype: str) -> tuple[str, str]:
+def _probe(fn, ref: str, takes_out: bool, op, dtype: str, on: str | None = None) -> tuple[str, str]:
     tried = []
     element = dtypes.of(dtype).numpy()
-    for arrays, device in _candidates():
+    for arrays, device in _candidates(on):
         try:
             xp = _xp(device)
             built = op.build(np.linspace(-2, 2, 16, dtype=np.float32).reshape(2, 8))
@@ -243,13 +253,16 @@ def _probe(fn, ref: str, takes_out: bool, op, dtype: str) -> tuple[str, str]:
 
 def describe(ref: str) -> list[dict]:
     """What ``check`` needs of each subject that ``ref`` names (one for each element type it
-    declares): ``{"ref", "name", "op", "strided"}``, or ``{"ref", "error"}`` where it cannot be a
-    subject. Plain data, for :func:`~softmax_harness.run.isolation.run_isolated`: loading and
-    probing run the user's code, which may crash or hang the process."""
+    declares): ``{"ref", "name", "op", "strided"}``, or ``{"ref", "error"}`` where it cannot be
+    a subject (``{"ref", "needs_gpu"}`` where it can, on a GPU). Plain data, for
+    :func:`~softmax_harness.run.isolation.run_isolated`: loading and probing run the user's
+    code, which may crash or hang the process."""
     found = []
     for each in expand(ref):
         try:
             made = subject(each)
+        except NeedsGPU as exc:
+            found.append({"ref": each, "needs_gpu": str(exc)})
         except SubjectError as exc:
             found.append({"ref": each, "error": str(exc)})
         else:
@@ -281,14 +294,15 @@ def subject(ref: str) -> Subject:
     op = ops.of(declared.get("op", "softmax"))
     names = tuple("x" if role == "in" else role for role in op.inputs)
     takes_out = arity(fn, ref, names) == len(op.inputs) + 1
+    device = declared.get("device") or ("cuda" if declared.get("arrays") == "cupy" else None)
+    if device == "cuda" and not gpu.available():
+        why = "device=cuda" if "device" in declared else "arrays=cupy"
+        raise NeedsGPU(f"subject {ref!r}: {why}, and no CUDA device is visible")
     if "arrays" in declared:
         arrays = declared["arrays"]
-        device = "cuda" if arrays == "cupy" or (arrays == "torch" and gpu.available()) else "cpu"
+        device = device or ("cuda" if arrays == "torch" and gpu.available() else "cpu")
     else:
-        arrays, device = _probe(fn, ref, takes_out, op, wanted or listed[0])
-    if device == "cuda" and not gpu.available():
-        raise SubjectError(f"subject {ref!r} takes {arrays} arrays on a GPU: install cupy-cuda13x and run on "
-                           "a machine with a CUDA GPU")
+        arrays, device = _probe(fn, ref, takes_out, op, wanted or listed[0], device)
     return Subject(
         name=declared.get("name", base) + (f":{wanted}" if wanted else ""),
         fn=Adapted(fn, ref, arrays, takes_out), xp=_xp(device),

@@ -74,7 +74,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     found = resolve(targets, timeout=test_timeout)
     for message in found.refused:
         print(f"softmax-harness check: {message}", file=sys.stderr)
-    if found.refused and not (found.callables or found.kernels):
+    if found.refused and not (found.callables or found.kernels or found.needs_gpu):
         return 2
     folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -106,6 +106,9 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
               f"{'s' if len(found.kernels) != 1 else ''}"
               f"{' and the sanitizers' if sanitize else ''} ({why})")
         summary["not_run"].update(dict.fromkeys(found.kernels, f"needs a GPU: {why}"))
+    for ref, why in found.needs_gpu.items():  # (a GPU would have taken them)
+        print(f"needs a GPU, not run: {why}")
+        summary["not_run"][ref] = f"needs a GPU: {why}"
     tests, tally = [], {}
     if subjects:
         (folder / "pytest.ini").write_text("[pytest]\n")  # the user's own pytest settings stay out

@@ -205,6 +205,8 @@ def subject(request):
         found = _subject(ref)
         if isinstance(found.fn, Variant):
             found.fn.compile()
+    except callables.NeedsGPU as exc:
+        pytest.skip(str(exc))
     except (catalog.UnknownVariantError, callables.SubjectError, KernelCompileError) as exc:
         pytest.fail(str(exc), pytrace=False)
     return found

@@ -30,6 +30,7 @@ class Targets:
     ops: dict[str, str] = field(default_factory=dict)  # reference -> the op it computes
     strided: set[str] = field(default_factory=set)  # the subjects given rows of a stride (strided_rows)
     refused: list[str] = field(default_factory=list)  # a line for each target that names no subject
+    needs_gpu: dict[str, str] = field(default_factory=dict)  # callable -> why it runs on a GPU alone
 
 
 def here(path: Path) -> str:
@@ -49,6 +50,9 @@ def resolve(targets: list[str], timeout: float = 300) -> Targets:
             for record in _callable(given, timeout):  # one for each element type
                 if "error" in record:
                     found.refused.append(record["error"])
+                    continue
+                if "needs_gpu" in record:
+                    found.needs_gpu[record["ref"]] = record["needs_gpu"]
                     continue
                 ref = record["ref"]
                 found.names[ref], found.ops[ref] = record["name"], record["op"]

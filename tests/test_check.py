@@ -37,6 +37,11 @@ def three(a, b, c):
 def typed(x):
     return good(x.astype(np.float32)).astype(x.dtype)
 
+def on_gpu(x):
+    return good(x)
+
+on_gpu.__softmax_harness__ = {"arrays": "torch", "device": "cuda"}
+
 typed.__softmax_harness__ = {"arrays": "numpy", "dtype": ["float32", "float16"]}
 '''
 
@@ -149,6 +154,21 @@ def test_a_kernel_that_does_not_compile_or_is_not_in_its_file_is_named_and_a_pas
                           cwd=where, env=env, capture_output=True, text=True, timeout=600)
     assert bare.returncode == 2 and "offline compile skipped: it needs cuda-bindings" in bare.stdout
     assert bare.stdout.endswith("nothing was checked (above: what it needs)\n"), bare.stdout
+
+
+def test_a_callable_that_runs_on_a_gpu_alone_is_not_run_without_one_as_a_kernel_is_not(tmp_path):
+    where = project(tmp_path)
+    done = check(where, "usermod:on_gpu", "usermod:good", "--select", "classic", "--profile", "ci")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "needs a GPU, not run: subject 'usermod:on_gpu': device=cuda, and no CUDA device is visible" \
+        in done.stdout
+    assert done.stdout.endswith("all checks that ran passed (the rest: not run, above)\n"), done.stdout
+    assert not done.stderr and "usermod:on_gpu " not in done.stdout  # no row: nothing of it ran
+    plugin = subprocess.run([sys.executable, "-m", "pytest", "-p", "softmax_harness.pytest_plugin", "-p",
+                             "no:cacheprovider", "-q", "-rs", "--subject", "usermod:on_gpu", "-k", "classic"],
+                            cwd=where, capture_output=True, text=True, timeout=600)
+    assert plugin.returncode == 0 and "6 skipped" in plugin.stdout, plugin.stdout
+    assert "device=cuda, and no CUDA device is visible" in plugin.stdout
 
 
 def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):

@@ -179,6 +179,8 @@ def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monk
     ('{"max_cols": -5}', "max_cols=-5 is not a whole number from 1"),
     ('{"fast_math": "yes"}', "fast_math='yes' is not True or False"),
     ('{"name": 3}', "name=3 is not a name"),
+    ('{"device": "tpu"}', "device='tpu' is not one of cpu, cuda"),
+    ('{"arrays": "cupy", "device": "cpu"}', "cupy arrays do not live on device=cpu"),
 ])
 def test_a_malformed_declaration_refuses_the_subject_in_one_line(tmp_path, monkeypatch, declared, problem):
     """What a callable declares is checked before it is used: a lane count of 0 or a negative
