@@ -66,7 +66,7 @@ def _declared_in(ref: str) -> tuple[Path, str]:
 
 
 def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out: Path | None = None,
-        timeout: float = 1800, test_timeout: float = 300, select: str | None = None) -> int:
+        timeout: float | None = None, test_timeout: float = 300, select: str | None = None) -> int:
     """The command; its exit status."""
     from .run.children import run_by_subject
 
@@ -119,7 +119,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
                 "--exit-on-lost-context", *(["-k", select] if select else [])]
         print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} ...", flush=True)
         with open(folder / "pytest.log", "w") as log:
-            tests, tally = run_by_subject("battery", args, subjects, time.time() + timeout, log, Path.cwd())
+            deadline = time.time() + timeout if timeout else None  # each test has its hang timeout
+            tests, tally = run_by_subject("battery", args, subjects, deadline, log, Path.cwd())
     if sanitize and on_gpu and found.kernels:
         from .run.orchestrate import sanitize_all
 

@@ -136,9 +136,9 @@ def main(argv=None) -> int:
     checking.add_argument("--profile", default="dev", choices=profiles.NAMES, help="Hypothesis profile")
     checking.add_argument("--out", type=Path, default=None,
                           help="the run folder (default softmax-harness-runs/TIME in the current folder)")
-    checking.add_argument("--timeout", type=float, default=1800,
-                          help="seconds for the whole battery; the tests left then are not run "
-                               "(and the check fails)")
+    checking.add_argument("--timeout", type=float, default=0,
+                          help="seconds for the whole battery (0, the default: no limit); the tests "
+                               "left then are not run, and the check fails")
     checking.add_argument("--test-timeout", type=float, default=300,
                           help="seconds a test (or loading a callable) may take before it is taken "
                                "for a hang")

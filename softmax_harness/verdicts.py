@@ -69,7 +69,9 @@ def verdicts(tests: list[dict], tally: dict, targets: Targets) -> tuple[list[str
         unrun = [x for x in mine if x["outcome"] == "not run"]
         if unrun:  # a verdict on part of the battery is no verdict
             ok = False
-            messages.append(f"{ref}: {len(unrun)} of its tests not run ({unrun[0].get('message', '')})")
+            which = "its tests" if all(x["nodeid"].endswith(f"::{ref}") for x in unrun) else \
+                f"{len(unrun)} of its tests"  # (a placeholder: none of them was collected)
+            messages.append(f"{ref}: {which} not run ({unrun[0].get('message', '')})")
     for x in tests:  # the child itself broke (pytest's internal error), in no subject's test
         if not x.get("subject") and x["outcome"] in ("failed", "error"):
             ok = False

@@ -272,6 +272,17 @@ def test_a_callable_that_crashes_or_hangs_when_loaded_is_refused_and_the_rest_st
     assert set(row[1:10]) == {"pass"}, done.stdout
 
 
+def test_what_the_runs_timeout_leaves_is_named_not_run_and_fails_the_check(tmp_path):
+    where = project(tmp_path)
+    (where / "broken.py").write_text(BROKEN)
+    done = check(where, "usermod:good", "broken:hang_long", "--select", "classic", "--profile", "ci",
+                 "--timeout", "8", "--test-timeout", "100")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"^broken:hang_long: \d of its tests not run \(stopped at the run's deadline\)$",
+                     done.stdout, re.M), done.stdout
+    assert done.stdout.endswith("some checks failed\n")
+
+
 def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone(tmp_path):
     """Each ends the battery's process (or its session) in its first test of a long row; the others go on in a
     fresh one, without it: every test of the correct subject runs and passes."""

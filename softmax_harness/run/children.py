@@ -20,13 +20,13 @@ from .journal import journal_path, read_collected, read_journal
 from .schema import ROOT
 
 
-def run_pytest(label: str, args: list[str], timeout: float, log,
+def run_pytest(label: str, args: list[str], timeout: float | None, log,
                deadline: float | None = None, cwd: Path = ROOT) -> tuple[list[dict], dict, str, list[str]]:
     """Run pytest in a child; return its test records, tally, output, and the node ids that
     ended or were running if the child was killed or crashed (empty when it finished).
     A child still running at ``deadline`` (a ``time.time()``) is stopped; the tests it was
     running then are recorded as "not run" and are not in the returned node ids."""
-    cut = deadline is not None and deadline - time.time() < timeout
+    cut = deadline is not None and (timeout is None or deadline - time.time() < timeout)
     if cut:
         timeout = max(1.0, deadline - time.time())
     with tempfile.TemporaryDirectory() as tmp:
@@ -77,7 +77,7 @@ def run_pytest(label: str, args: list[str], timeout: float, log,
             rest = [n for n in read_collected(journal_path(results)) if n not in finished] or running
             log.write(f"===== {label}: stopped at the deadline; {len(rest)} tests not run\n")
             return ended + [{"nodeid": n, "outcome": "not run", "duration": 0.0,
-                             "message": "stopped at the run's --deadline"} for n in rest], {}, \
+                             "message": "stopped at the run's deadline"} for n in rest], {}, \
                 output, []
         lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed, "lost": True,
                  "message": f"the test process {why} while this test was running:\n"
@@ -129,7 +129,7 @@ def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int
     return tests, tally
 
 
-def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: float, log,
+def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: float | None, log,
                    cwd: Path) -> tuple[list[dict], dict]:
     """The tests of ``subjects`` (``--subject REF`` each) in a child pytest (``args``), and its
     tally, as ``softmax-harness check`` runs the battery. A subject
@@ -138,23 +138,21 @@ def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: f
     never stops the others'. A child that dies outside any test, over several subjects, is
     started again over each alone. What the ``deadline`` stops is "not run"."""
     tests, tally, done, left, alone = [], {}, [], list(subjects), False
-    while left and time.time() < deadline - 1:
+    while left and (deadline is None or time.time() < deadline - 1):
         group = left[:1] if alone else left
         more, more_tally, _, ended = run_pytest(
             label, [*args, *(f"--subject={ref}" for ref in group), *(f"--deselect={n}" for n in done)],
-            deadline - time.time(), log, deadline, cwd)
+            None if deadline is None else deadline - time.time(), log, deadline, cwd)
         merge_tally(tally, more_tally)
+        for record in more:  # (the records of tests that did not end, or did not run, name none)
+            ref = record.get("subject") or next((r for r in group if runs_on(record["nodeid"], {r})), None)
+            if ref is not None:
+                record["subject"] = ref
         if not ended:  # the child finished (or the deadline stopped it)
             tests += more
             left = [ref for ref in left if ref not in group]
             continue
-        culprits = set()
-        for record in more:
-            ref = record.get("subject") or next((r for r in group if runs_on(record["nodeid"], {r})), None)
-            if ref is not None:
-                record["subject"] = ref
-                if record.get("lost") or record.get("context_lost"):
-                    culprits.add(ref)
+        culprits = {r["subject"] for r in more if "subject" in r and (r.get("lost") or r.get("context_lost"))}
         if not culprits and len(group) > 1:  # it died outside any test: one subject at a time
             more = [record for record in more if "subject" in record]
             alone = True
@@ -167,6 +165,9 @@ def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: f
         tests += more
         done += [record["nodeid"] for record in more]
         left = [ref for ref in left if ref not in culprits]
+    seen = {record.get("subject") for record in tests}
+    late = deadline is not None and time.time() >= deadline - 1
     tests += [{"nodeid": f"{label}::{ref}", "subject": ref, "outcome": "not run", "duration": 0.0,
-               "message": "the check's --timeout ran out before its tests"} for ref in left]
+               "message": "the run's --timeout ran out before its tests" if late else "none of its tests ran"}
+              for ref in subjects if ref not in seen]  # a verdict needs tests, or says there were none
     return tests, tally
