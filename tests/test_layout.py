@@ -64,3 +64,13 @@ def test_the_retention_rule_keeps_the_newest_and_the_cited(tmp_path):
     assert [p.name for p in history.prune(tmp_path / ".benchmarks", tmp_path)] == ["0003_cccccccccccc.json"]
     assert sorted(p.name for p in store.iterdir()) == \
         ["0001_aaaaaaaaaaaa.json", "0002_bbbbbbbbbbbb.json", "0004_dddddddddddd.json"]
+
+
+def test_every_staged_change_still_applies_to_the_tree():
+    """``staging/promote.sh`` applies each staged patch and diff together with the others when the
+    GPU suite can run: a later commit that moved the lines they change would stop it there."""
+    staged = sorted((ROOT / "staging").glob("*.patch")) + sorted((ROOT / "staging").glob("*.diff"))
+    for path in staged:
+        done = subprocess.run(["git", "apply", "--check", str(path)], cwd=ROOT, capture_output=True,
+                              text=True)
+        assert done.returncode == 0, f"{path.name} no longer applies: {done.stderr}"
