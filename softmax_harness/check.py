@@ -78,6 +78,9 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         return 2
     folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    # Hypothesis' example database beside the runs, not in the user's folder: a failure found
+    # once is tried first in the next run
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(folder.parent / ".hypothesis"))
     summary = {"refused": found.refused, "skipped": [f"{here(path)}: {why}" for path, why in found.skipped],
                "not_run": {}}  # verdicts.json: what a CI of the user's reads
     for line in summary["skipped"]:
@@ -114,7 +117,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         (folder / "pytest.ini").write_text("[pytest]\n")  # the user's own pytest settings stay out
         tests_file = Path(callables.__file__).with_name("battery.py")
         args = [str(tests_file), "-c", str(folder / "pytest.ini"), f"--rootdir={folder}",
-                "-p", "softmax_harness.pytest_plugin", f"--hypothesis-profile={profile}",
+                "-p", "softmax_harness.pytest_plugin", "-p", "no:benchmark",  # (it writes .benchmarks/)
+                f"--hypothesis-profile={profile}",
                 f"--repro-dir={folder / 'repro'}", f"--hang-timeout={test_timeout:g}",
                 "--exit-on-lost-context", *(["-k", select] if select else [])]
         print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} ...", flush=True)

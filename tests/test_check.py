@@ -118,6 +118,8 @@ def test_a_correct_callable_passes_and_exits_0(tmp_path):
     assert "all checks passed" in done.stdout
     rows = [line.split() for line in done.stdout.splitlines() if line.startswith("usermod:good ")]
     assert len(rows) == 1 and rows[0][-4] == "6", done.stdout  # named twice, checked once
+    written = {p.name for p in tmp_path.iterdir()} - {"usermod.py", "kernels", "__pycache__"}
+    assert written == {"softmax-harness-runs"}, written  # Hypothesis' storage goes in it too
 
 
 def test_a_kernel_whose_parameters_are_not_its_headers_is_named_and_not_run(tmp_path):
