@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 
-from . import catalog, dispatch, dtypes, ops
+from . import callables, catalog, dispatch, dtypes, ops
 from .gpu import events, synchronize
 
 #: Row lengths and element types of the sweep; N is chosen so that each input is about
@@ -167,6 +167,23 @@ def lookup(name: str, root=None):
         return catalog.variant(name)
 
 
+@functools.cache
+def callable_launch(ref: str, op: str, dtype: str):
+    """``(launch, max_cols)`` of the callable ``module:function[:dtype]`` on device arrays of
+    ``dtype``, as the battery calls it (``fn(*inputs, out)``), or None where it is not a subject
+    of ``op`` in that type on the GPU (another op, a type it does not declare, NumPy arrays)."""
+    base, wanted = callables.split_dtype(ref)
+    if wanted not in (None, dtype):
+        return None
+    try:
+        subject = callables.subject(f"{base}:{dtype}")
+    except callables.SubjectError:
+        return None
+    if subject.op != op or subject.xp.__name__ != "cupy":
+        return None
+    return subject.fn, subject.max_cols
+
+
 def _takes(fn, *args) -> bool:
     """Whether a peer's ``fn`` runs on these arrays (Quack refuses rows its vectors do not divide,
     Liger rows over 65536 columns)."""
@@ -180,12 +197,13 @@ def _takes(fn, *args) -> bool:
 def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32", root=None,
                       op: str = "softmax") -> list[dict]:
     """For each C: the fraction of a device-to-device copy of the same bytes that each kernel of
-    ``op`` (a variant name, the op's name for its dispatcher, ``torch`` or, for the forward,
-    ``triton``) reaches on the ~1 GiB sweep input, timed in this process (medians of CUDA-event
-    timings, each kernel's in alternation with the copy's). The copy moves the sweep input once
-    (read and write); an op moves its inputs' bytes and its output's (a backward's 3/2 of the
-    copy's, a mask's a byte an element), and its copy's time is scaled by as much. Kernels that
-    cannot take C (or the type) are left out.
+    ``op`` (a variant name, the op's name for its dispatcher, ``torch``, ``quack``, ``liger``,
+    ``module:function`` for a callable of one's own, or, for the forward, ``triton``) reaches
+    on the ~1 GiB sweep input, timed in this process (medians of CUDA-event timings, each
+    kernel's in alternation with the copy's). The copy moves the sweep input once (read and
+    write); an op moves its inputs' bytes and its output's (a backward's 3/2 of the copy's, a
+    mask's a byte an element), and its copy's time is scaled by as much. Kernels that cannot
+    take C (or the type) are left out.
     ``root``: look the variants up there first, then in ``kernels/`` (``staging/kernels``, say)."""
     from .baselines import PEERS, TRITON_MAX_COLS, triton_softmax
 
@@ -211,6 +229,11 @@ def fractions_of_copy(kernels: list[str], cols: list[int], dtype: str = "float32
                 fn = triton_softmax()
                 if fn is None or n_cols > TRITON_MAX_COLS or dtype != "float32" or op != "softmax":
                     continue
+            elif callables.is_callable_ref(name):  # a user's callable, in the battery's calling convention
+                found = callable_launch(name, op, dtype)
+                if found is None or (found[1] is not None and n_cols > found[1]):
+                    continue
+                fn = found[0]
             else:
                 fn = lookup(name, root)
                 if fn.spec.op != op or not fn.supports(n_cols, dtype) or not fn.runs_here(x.device.id):

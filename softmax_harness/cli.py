@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -110,7 +111,9 @@ def _measure(args) -> int:
     from .bench import NOT_VARIANTS, fractions_of_copy, lookup
 
     for name in args.kernels:  # unknown names first, GPU or not
-        if name not in NOT_VARIANTS:
+        if callables.is_callable_ref(name):
+            callables.load(callables.split_dtype(name)[0])
+        elif name not in NOT_VARIANTS:
             lookup(name, args.root)
     if not gpu.available():
         return _no_gpu("measure")
@@ -169,7 +172,8 @@ def main(argv=None) -> int:
     measure.add_argument("kernels", nargs="+",
                          help="variant names (NAME@DIR: the one declared under DIR, e.g. a staged "
                               "file beside the verified one), the op's name (its dispatcher), 'torch', "
-                              "'triton' (fp32), 'quack', 'liger' (where installed)")
+                              "'triton' (fp32), 'quack', 'liger' (where installed), module:function (a "
+                              "callable of your own, called as the battery calls it)")
     measure.add_argument("--cols", nargs="+", type=int, required=True)
     measure.add_argument("--dtype", nargs="+", default=["float32"], choices=registry.DTYPES)
     measure.add_argument("--op", default="softmax", choices=ops.NAMES,
@@ -179,6 +183,8 @@ def main(argv=None) -> int:
                          help="look the variants up here first, then in kernels/ (e.g. staging/kernels)")
     measure.set_defaults(run=_measure)
     args = parser.parse_args(argv)
+    if os.getcwd() not in sys.path:  # module:function names import from here, as under python -m
+        sys.path.insert(0, os.getcwd())
     try:
         return args.run(args)
     except (catalog.UnknownVariantError, callables.SubjectError, CommandError, RunFileError) as exc:

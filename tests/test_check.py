@@ -112,6 +112,18 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     assert any("all_written failed for usermod:last_column_skipped" in f for f in verdict["failures"])
 
 
+def test_the_installed_command_imports_a_callable_from_the_current_folder(tmp_path):
+    """The ``softmax-harness`` script, unlike ``python -m``, does not put the current folder on
+    ``sys.path``: a repro line's ``--subject module:function`` must import from there all the same."""
+    where = project(tmp_path)
+    script = ("import os, sys; sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]; "
+              "from softmax_harness.cli import main; sys.exit(main(sys.argv[1:]))")
+    recipe = '{"n_cols":5,"rows":[{"values":"randn","mask":"none"}],"n_rows":1}'
+    done = subprocess.run([sys.executable, "-c", script, "repro", "--subject", "usermod:good", "--recipe",
+                           recipe], cwd=where, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "all properties hold" in done.stdout, done.stdout + done.stderr
+
+
 def test_a_correct_callable_passes_and_exits_0(tmp_path):
     done = check(project(tmp_path), "usermod:good", "usermod:good", "--select", "classic", "--profile", "ci")
     assert done.returncode == 0, done.stdout + done.stderr

@@ -71,6 +71,52 @@ def test_the_command_line_names_an_unknown_variant_and_a_missing_gpu(capsys):
         assert "measure: no CUDA device visible" in capsys.readouterr().err
 
 
+#: A user's module for ``measure``: the dispatcher as a CuPy callable (float32 only), and a NumPy one.
+MEASURED = """
+import numpy as np
+import softmax_harness
+
+def on_device(x, out):
+    softmax_harness.softmax(x, out=out)
+
+on_device.__softmax_harness__ = {"arrays": "cupy", "dtype": "float32"}
+
+def on_host(x, out):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    out[...] = e / e.sum(axis=1, keepdims=True)
+
+on_host.__softmax_harness__ = {"arrays": "numpy"}
+"""
+
+
+def test_measure_names_an_unknown_callable_and_leaves_out_one_it_cannot_time(tmp_path, capsys, monkeypatch):
+    from softmax_harness.bench import callable_launch
+    from softmax_harness.cli import main
+
+    (tmp_path / "usermod_measured.py").write_text(MEASURED)
+    monkeypatch.syspath_prepend(tmp_path)
+    assert main(["measure", "usermod_nothere:f", "--cols", "100"]) == 2
+    assert "measure: subject 'usermod_nothere:f': module 'usermod_nothere' does not import" in \
+        capsys.readouterr().err
+    assert callable_launch("usermod_measured:on_host", "softmax", "float32") is None  # NumPy: not on the GPU
+    assert callable_launch("usermod_measured:on_device", "softmax", "float16") is None  # not its type
+    assert callable_launch("usermod_measured:on_device:float32", "log_softmax", "float32") is None
+
+
+@pytest.mark.gpu
+def test_measure_times_a_callable_of_ones_own_beside_the_dispatcher(tmp_path, monkeypatch):
+    """The same kernel, through a user's callable and through the dispatcher, in one process."""
+    from softmax_harness.bench import fractions_of_copy
+
+    (tmp_path / "usermod_measured.py").write_text(MEASURED)
+    monkeypatch.syspath_prepend(tmp_path)
+    (row,) = fractions_of_copy(["softmax", "usermod_measured:on_device", "usermod_measured:on_host"], [4096])
+    assert "usermod_measured:on_host" not in row
+    assert 0.85 < row["usermod_measured:on_device"] / row["softmax"] < 1.15, row
+    (half,) = fractions_of_copy(["softmax", "usermod_measured:on_device"], [4096], "float16")
+    assert "usermod_measured:on_device" not in half and "softmax" in half
+
+
 @pytest.mark.parametrize("args,problem", [
     (["repro", "--subject", "usermod_cli:good", "--recipe", "{bad"], "repro: --recipe is not a batch "
      "recipe as a failure prints it (JSONDecodeError: Expecting property name enclosed in double quotes"),
