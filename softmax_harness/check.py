@@ -65,6 +65,21 @@ def _declared_in(ref: str) -> tuple[Path, str]:
     return spec.path.resolve(), spec.name
 
 
+def _new_run_folder(runs: Path) -> Path:
+    """``runs/TIME``, made for this run alone: a second check started in the same second (a tox
+    matrix, say) gets ``TIME-2``."""
+    runs.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        folder = runs / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            continue
+        return folder
+    raise FileExistsError(f"{runs}: a thousand runs started in {stamp}")
+
+
 def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out: Path | None = None,
         timeout: float | None = None, test_timeout: float = 300, select: str | None = None) -> int:
     """The command; its exit status."""
@@ -76,8 +91,11 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         print(f"softmax-harness check: {message}", file=sys.stderr)
     if found.refused and not (found.callables or found.kernels or found.needs_gpu):
         return 2
-    folder = (out or Path("softmax-harness-runs") / time.strftime("%Y%m%d-%H%M%S")).resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    if out is not None:
+        folder = out.resolve()
+        folder.mkdir(parents=True, exist_ok=True)
+    else:
+        folder = _new_run_folder(Path("softmax-harness-runs").resolve())
     # Hypothesis' example database beside the runs, not in the user's folder: a failure found
     # once is tried first in the next run
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(folder.parent / ".hypothesis"))

@@ -112,6 +112,13 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     assert any("all_written failed for usermod:last_column_skipped" in f for f in verdict["failures"])
 
 
+def test_checks_started_in_the_same_second_write_to_run_folders_of_their_own(tmp_path):
+    from softmax_harness.check import _new_run_folder
+
+    folders = [_new_run_folder(tmp_path / "runs") for _ in range(3)]  # (within one second, mostly)
+    assert len(set(folders)) == 3 and all(f.is_dir() and f.parent == tmp_path / "runs" for f in folders)
+
+
 def test_the_installed_command_imports_a_callable_from_the_current_folder(tmp_path):
     """The ``softmax-harness`` script, unlike ``python -m``, does not put the current folder on
     ``sys.path``: a repro line's ``--subject module:function`` must import from there all the same."""
