@@ -142,9 +142,9 @@ def main(argv=None) -> int:
     checking.add_argument("--timeout", type=float, default=0,
                           help="seconds for the whole battery (0, the default: no limit); the tests "
                                "left then are not run, and the check fails")
-    checking.add_argument("--test-timeout", type=float, default=300,
+    checking.add_argument("--test-timeout", type=float, default=None,
                           help="seconds a test (or loading a callable) may take before it is taken "
-                               "for a hang")
+                               "for a hang (300; 3000 under --profile thorough)")
     checking.add_argument("--select", default=None, metavar="EXPR",
                           help="only the battery's tests that match EXPR (pytest -k), e.g. classic")
     checking.set_defaults(run=_check)
