@@ -147,7 +147,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
                 f"--hypothesis-profile={profile}",
                 f"--repro-dir={folder / 'repro'}", f"--hang-timeout={test_timeout:g}",
                 "--exit-on-lost-context", *(["-k", select] if select else [])]
-        print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} ...", flush=True)
+        print(f"battery: {len(subjects)} subjects, Hypothesis profile {profile} (its output as it runs: "
+              f"{folder / 'pytest.log'}) ...", flush=True)
         with open(folder / "pytest.log", "w") as log:
             deadline = time.time() + timeout if timeout else None  # each test has its hang timeout
             tests, tally = run_by_subject("battery", args, subjects, deadline, log, Path.cwd())

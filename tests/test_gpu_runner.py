@@ -26,6 +26,35 @@ def test_after():
 """
 
 
+def test_a_log_file_holds_the_childs_output_while_it_runs_and_after(tmp_path):
+    """A log that is a file takes the child's output as it is written (a long GPU run can be
+    followed with ``tail -f``): here the hung test's first neighbour is in the file while the
+    child still sleeps, and the output returned is the file's."""
+    import threading
+    import time
+
+    from softmax_harness.run.children import run_pytest
+
+    path = tmp_path / "test_child.py"
+    path.write_text(HANGS)
+    seen = []
+    with open(tmp_path / "run.log", "w") as log:
+        def watch():  # while test_hangs sleeps, test_first's dot is already in the file
+            time.sleep(5)
+            seen.append((tmp_path / "run.log").read_text())
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        tests, _, output, ended = run_pytest("child", [str(path), "-p", "softmax_harness.pytest_plugin"],
+                                             timeout=8, log=log)
+        watcher.join()
+        log.write("after\n")
+    text = (tmp_path / "run.log").read_text()
+    assert seen and "===== child:" in seen[0] and seen[0].split("\n", 1)[1].startswith("."), seen
+    assert output and output in text and text.endswith("\nafter\n")
+    assert [t["outcome"] for t in tests] == ["passed", "error"] and ended
+
+
 def test_a_hung_test_is_named_and_the_rest_still_runs(tmp_path):
     path = tmp_path / "test_child.py"
     path.write_text(HANGS)

@@ -6,6 +6,7 @@ leaves the rest "not run" (to be finished by another call with ``--rest-of``).""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -34,15 +35,9 @@ def run_pytest(label: str, args: list[str], timeout: float | None, log,
         cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfE", "--durations=15",
                f"--results-json={results}", *args]
         started = time.time()
-        try:
-            proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-            output, code = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
-                else (exc.stdout or "")
-            code = None
         shown = [a for a in args if not a.startswith("--deselect=")]
-        log.write(f"===== {label}: {' '.join(shown)}\n{output}\n")
+        log.write(f"===== {label}: {' '.join(shown)}\n")
+        output, code = _child(cmd, cwd, timeout, log)
         log.flush()
         elapsed = time.time() - started
         if results.is_file() and code is not None:
@@ -86,6 +81,39 @@ def run_pytest(label: str, args: list[str], timeout: float | None, log,
             lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed, "lost": True,
                      "message": f"the test process {why} before any test ran:\n{output[-3000:]}"}]
         return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
+
+
+def _child(cmd: list[str], cwd: Path, timeout: float | None, log) -> tuple[str, int | None]:
+    """Run ``cmd``; its output (stdout and stderr) and exit status (None: killed at ``timeout``).
+    The output goes into ``log`` as the child writes it where ``log`` is a file (so a long run can
+    be followed, ``tail -f``), else after it ends."""
+    log.flush()
+    try:
+        fd, name = log.fileno(), Path(log.name)
+    except (AttributeError, OSError, ValueError):  # io.StringIO (io.UnsupportedOperation), say
+        fd = None
+    if fd is None:
+        try:
+            proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+            output, code = proc.stdout + proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            output = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) \
+                else (exc.stdout or "")
+            code = None
+        log.write(f"{output}\n")
+        return output, code
+    start = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        code = subprocess.run(cmd, cwd=cwd, stdout=fd, stderr=subprocess.STDOUT, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        code = None
+    end = os.lseek(fd, 0, os.SEEK_END)
+    log.seek(0, os.SEEK_END)  # the file object's own idea of where it is, past what the child wrote
+    with open(name, "rb") as again:
+        again.seek(start)
+        output = again.read(end - start).decode(errors="replace")
+    log.write("\n")
+    return output, code
 
 
 #: What :mod:`faulthandler` writes first when the process crashes (pytest enables it) or
