@@ -90,7 +90,8 @@ def _child(cmd: list[str], cwd: Path, timeout: float | None, log) -> tuple[str, 
     log.flush()
     try:
         fd, name = log.fileno(), Path(log.name)
-    except (AttributeError, OSError, ValueError):  # io.StringIO (io.UnsupportedOperation), say
+        fd = fd if name.is_file() else None  # (not a terminal, not a pipe)
+    except (AttributeError, OSError, TypeError, ValueError):  # io.StringIO, say
         fd = None
     if fd is None:
         try:
