@@ -161,11 +161,11 @@ def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int
 def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: float | None, log,
                    cwd: Path) -> tuple[list[dict], dict]:
     """The tests of ``subjects`` (``--subject REF`` each) in a child pytest (``args``), and its
-    tally, as ``softmax-harness check`` runs the battery. A subject
-    whose test crashes the child, hangs it or loses its CUDA context fails that test, and the
-    child starts again without that subject and without the tests already done: one subject
-    never stops the others'. A child that dies outside any test, over several subjects, is
-    started again over each alone. What the ``deadline`` stops is "not run"."""
+    tally, as ``softmax-harness check`` runs the battery. A subject whose test crashes the child,
+    hangs it or loses its CUDA context fails that test, and the child starts again without that
+    subject and without the tests already done: one subject never stops the others'. A child
+    that dies outside any test, over several subjects, is started again over each alone. What
+    the ``deadline`` stops is "not run"."""
     tests, tally, done, left, alone = [], {}, [], list(subjects), False
     while left and (deadline is None or time.time() < deadline - 1):
         group = left[:1] if alone else left
