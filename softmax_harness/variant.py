@@ -14,9 +14,6 @@ from .reference import array_module
 from .registry import KERNELS_DIR, VariantSpec
 
 INT32_MAX = 2**31 - 1
-#: CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: a cluster of more than 8 blocks (16 on
-#: Hopper) launches only where its function allows it.
-NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
 
 
 #: type -> whether it is CuPy's: a call asks it of each operand, and asking the type's module
@@ -323,8 +320,6 @@ class Variant:
             kernel = getattr(function, "kernel", function)  # RawKernel -> this device's Function
             if smem > max(48 * 1024, self._smem_asked):  # beyond the default a launch must ask for it
                 function.max_dynamic_shared_size_bytes = self._smem_asked = smem
-            if spec.cluster > 8:  # so must a cluster past the portable size
-                cupy.cuda.driver.funcSetAttribute(kernel.ptr, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
             parts = None
             if spec.geometry == "split-row":
                 if device_id not in self._resident:
