@@ -93,7 +93,6 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     test_timeout = test_timeout or HANG_SECONDS.get(profile, HANG_SECONDS["dev"])
     from .run.children import run_by_subject
 
-    sys.path.insert(0, os.getcwd())  # module:function targets import from here, as under pytest
     found = resolve(targets, timeout=test_timeout)
     for message in found.refused:
         print(f"softmax-harness check: {message}", file=sys.stderr)
@@ -172,7 +171,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     code = 2 if found.refused or nothing else 0 if ok else 1
     summary.update(ok=ok and code == 0, exit=code, profile=profile, subjects=records, failures=messages)
     (folder / "verdicts.json").write_text(json.dumps(summary, indent=1) + "\n")
-    passed = "all checks that ran passed (the rest: not run, above)" if summary["not_run"] else \
+    all_passed = "all checks that ran passed (the rest: not run, above)" if summary["not_run"] else \
         "all checks passed"
     if found.refused:
         print(f"{len(found.refused)} target{'s' if len(found.refused) > 1 else ''} refused (above); "
@@ -180,5 +179,5 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     elif nothing:
         print("nothing was checked (above: what it needs)")
     else:
-        print(passed if ok else "some checks failed")
+        print(all_passed if ok else "some checks failed")
     return code

@@ -48,11 +48,9 @@ def run_pytest(label: str, args: list[str], timeout: float | None, log,
             _, running = read_journal(journal_path(results))
             if running:  # a test stopped the session (a KeyboardInterrupt of its own): as a crash in it
                 raised = re.findall(r"^\S+:\d+: \w+$", output, re.M)  # pytest's "file:line: Exception"
-                tests = [t for t in tests if t["nodeid"] not in running] + [
-                    {"nodeid": nodeid, "outcome": "error", "duration": elapsed, "lost": True,
-                     "message": f"the test process stopped (pytest exited with code {code}) while this "
-                                f"test was running:\n{raised[-1] if raised else output[-3000:]}"}
-                    for nodeid in running]
+                tests = [t for t in tests if t["nodeid"] not in running] + _lost(
+                    running, elapsed, f"stopped (pytest exited with code {code})",
+                    raised[-1] if raised else output[-3000:])
                 return tests, data.get("tally", {}), output, [t["nodeid"] for t in tests]
             tests.append({"nodeid": f"{label}::pytest", "outcome": "error", "duration": elapsed,
                           "message": f"pytest exited with code {code}:\n{output[-3000:]}"})
@@ -74,13 +72,18 @@ def run_pytest(label: str, args: list[str], timeout: float | None, log,
             return ended + [{"nodeid": n, "outcome": "not run", "duration": 0.0,
                              "message": "stopped at the run's deadline"} for n in rest], {}, \
                 output, []
-        lost = [{"nodeid": nodeid, "outcome": "error", "duration": elapsed, "lost": True,
-                 "message": f"the test process {why} while this test was running:\n"
-                            f"{dump or output[-3000:]}"} for nodeid in running]
+        lost = _lost(running, elapsed, why, dump or output[-3000:])
         if not ended and not lost:
             lost = [{"nodeid": f"{label}::run", "outcome": "error", "duration": elapsed, "lost": True,
                      "message": f"the test process {why} before any test ran:\n{output[-3000:]}"}]
         return ended + lost, {}, output, [t["nodeid"] for t in ended + lost]
+
+
+def _lost(running: list[str], seconds: float, why: str, detail: str) -> list[dict]:
+    """An error record for each test that was running when the test process ended (``why``)."""
+    return [{"nodeid": nodeid, "outcome": "error", "duration": seconds, "lost": True,
+             "message": f"the test process {why} while this test was running:\n{detail}"}
+            for nodeid in running]
 
 
 def _child(cmd: list[str], cwd: Path, timeout: float | None, log) -> tuple[str, int | None]:
