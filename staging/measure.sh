@@ -45,3 +45,14 @@ k=scaled_causal_cluster_bf16_c32768
 [ -s "$out/causal_cluster_bf16.json" ] || python -m softmax_harness measure "$k@$patched/kernels" "$k" \
   scaled_causal_online_split_bf16 scaled_softmax_causal --op scaled_softmax_causal --dtype bfloat16 \
   --cols 16384 18432 20480 24576 32768 --json "$out/causal_cluster_bf16.json"
+# fp32 rows of 196608-262144 on the cluster with half of each block's slice stashed in shared
+# memory (online_cluster_stash.cu; two blocks an SM) beside the push kernel (64 elements a thread,
+# one block an SM) and the dispatcher, after the stash kernel's variant tests (~1 minute); twice,
+# for the spread of repeated timings
+[ -s "$out/stash_tests.txt" ] || python -m pytest -m gpu -q -x -n 8 -p no:cacheprovider \
+  --variant "cluster_stash_c262144$S" tests > "$out/stash_tests.txt" 2>&1
+tail -2 "$out/stash_tests.txt"
+for run in 1 2; do
+  [ -s "$out/stash_$run.json" ] || python -m softmax_harness measure "cluster_stash_c262144$S" \
+    cluster_push_c262144 softmax --cols 196608 229376 250000 262144 --json "$out/stash_$run.json"
+done
