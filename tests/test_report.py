@@ -84,6 +84,8 @@ def test_a_saved_run_names_the_commit_it_was_told_and_the_gpu(tmp_path, monkeypa
     pytest.importorskip("pytest_benchmark")
     (tmp_path / "test_one.py").write_text("def test_x(benchmark):\n    benchmark(lambda: None)\n")
     monkeypatch.setenv("SOFTMAX_HARNESS_COMMIT", "0123456789abcdef")
+    # pytest-benchmark saves nothing in a process it takes for an xdist worker (this one, under -n)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     monkeypatch.setenv("PYTHONPATH", str(Path(report.__file__).parent.parent))
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "softmax_harness.pytest_plugin",
                            "-p", "no:cacheprovider", str(tmp_path / "test_one.py"), "--benchmark-save=run",
