@@ -26,6 +26,9 @@ names=""
 for size in 65536 131072 163840 262144; do
   for s in "" _f16 _bf16; do names="$names cluster16_push${s}_c$size$S"; done
 done
+# and the 8-block kernels sized 65536 on 64 and 256 rows of 32000, which FEW_ROWS leaves to the
+# tiles (a block a row: 64 rows fill half the SMs)
+names="$names cluster_push_c65536 cluster_push_f16_c65536 cluster_push_bf16_c65536"
 # shellcheck disable=SC2086
 [ -s "$out/few_rows16.jsonl" ] || tools/few-rows-latency "$out/few_rows16.jsonl" $names
 for t in float32: bfloat16:_bf16 float16:_f16; do
