@@ -22,6 +22,17 @@ trap 'for p in $applied; do git apply -R "$p" 2>/dev/null || patch -R -p1 -s < "
 # tree's own without staging every file that includes them)
 patched=/tmp/patched
 rm -rf "$patched" && mkdir -p "$patched" && cp -r kernels "$patched/" && for d in staging/*.diff; do [ -e "$d" ] && patch -d "$patched" -p1 -s < "$d"; done
+# fp32 rows of 196608-262144 on the cluster with half of each block's slice stashed in shared
+# memory (online_cluster_stash.cu; two blocks an SM) beside the push kernel (64 elements a thread,
+# one block an SM) and the dispatcher, after the stash kernel's variant tests (~1 minute); twice,
+# for the spread of repeated timings
+[ -s "$out/stash_tests.txt" ] || timeout 200 python -m pytest -m gpu -q -x -n 8 -p no:cacheprovider \
+  --variant "cluster_stash_c262144$S" tests > "$out/stash_tests.txt" 2>&1
+tail -2 "$out/stash_tests.txt"
+for run in 1 2; do
+  [ -s "$out/stash_$run.json" ] || timeout 90 python -m softmax_harness measure "cluster_stash_c262144$S" \
+    cluster_push_c262144 softmax --cols 196608 229376 250000 262144 --json "$out/stash_$run.json"
+done
 names=""
 for size in 65536 131072 163840 262144; do
   for s in "" _f16 _bf16; do names="$names cluster16_push${s}_c$size$S"; done
@@ -48,14 +59,3 @@ k=scaled_causal_cluster_bf16_c32768
 [ -s "$out/causal_cluster_bf16.json" ] || python -m softmax_harness measure "$k@$patched/kernels" "$k" \
   scaled_causal_online_split_bf16 scaled_softmax_causal --op scaled_softmax_causal --dtype bfloat16 \
   --cols 16384 18432 20480 24576 32768 --json "$out/causal_cluster_bf16.json"
-# fp32 rows of 196608-262144 on the cluster with half of each block's slice stashed in shared
-# memory (online_cluster_stash.cu; two blocks an SM) beside the push kernel (64 elements a thread,
-# one block an SM) and the dispatcher, after the stash kernel's variant tests (~1 minute); twice,
-# for the spread of repeated timings
-[ -s "$out/stash_tests.txt" ] || python -m pytest -m gpu -q -x -n 8 -p no:cacheprovider \
-  --variant "cluster_stash_c262144$S" tests > "$out/stash_tests.txt" 2>&1
-tail -2 "$out/stash_tests.txt"
-for run in 1 2; do
-  [ -s "$out/stash_$run.json" ] || python -m softmax_harness measure "cluster_stash_c262144$S" \
-    cluster_push_c262144 softmax --cols 196608 229376 250000 262144 --json "$out/stash_$run.json"
-done

@@ -28,7 +28,8 @@ def test_a_kernel_that_faults_fails_alone_and_the_others_run(tmp_path):
                            "--profile", "ci"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
-    head = next(line.split() for line in out.splitlines() if line.startswith("subject "))
+    head = next((line.split() for line in out.splitlines() if line.startswith("subject ")), None)
+    assert head, out + done.stderr  # the verdict table
     rows = {line.split()[0]: dict(zip(head, line.split(), strict=True)) for line in out.splitlines()
             if line.startswith(("reversed@", "wild@")) and len(line.split()) == len(head)}
     assert set(rows["reversed@kernels"][p] for p in head[1:-4]) == {"pass"}, out
