@@ -70,8 +70,14 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+#: The folder that holds the package under test, for a child started in a project folder (the
+#: device's copy of the tree is not installed).
+SOURCE = str(Path(gpu.__file__).resolve().parent.parent)
+
+
 def check(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "softmax_harness", "check", *args], cwd=cwd,
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SOURCE, os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "softmax_harness", "check", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=600)
 
 

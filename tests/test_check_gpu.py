@@ -5,11 +5,8 @@ all run, in a fresh process. (The CPU path of the same, with the lost context st
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
-from test_check import KERNEL
+from test_check import KERNEL, check
 
 pytestmark = pytest.mark.gpu
 
@@ -24,8 +21,7 @@ def test_a_kernel_that_faults_fails_alone_and_the_others_run(tmp_path):
     (tmp_path / "kernels" / "reversed.cu").write_text(KERNEL)
     (tmp_path / "kernels" / "wild.cu").write_text(WILD)
     assert "out[1LL << 40]" in WILD and "void wild(" in WILD
-    done = subprocess.run([sys.executable, "-m", "softmax_harness", "check", "kernels", "--select", "classic",
-                           "--profile", "ci"], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    done = check(tmp_path, "kernels", "--select", "classic", "--profile", "ci")
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     head = next((line.split() for line in out.splitlines() if line.startswith("subject ")), None)
