@@ -305,9 +305,11 @@ def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_no
     with pytest.raises(ValueError, match="not the tree the report tested"):
         sass.same_machine_code({**earlier, "variants_sha256": {r: "other" for r in refs}}, base, workers=2,
                                refs=refs)
-    (base / "softmax_harness" / "variant.py").write_text("# another launch\n")
+    # the launch path moved since, in a tree with no harness to trace it in: nothing vouched for
+    (now / "softmax_harness" / "variant.py").write_text("# another launch\n")
     moved = sass.same_machine_code(earlier, base, workers=2, refs=refs)
     assert moved["same"] == {} and set(moved["changed"]) == set(refs)
+    assert all("the launch path moved and was not traced" in why for why in moved["changed"].values())
 
 
 def test_the_staged_files_change_only_the_variants_whose_kernel_compiles_otherwise(tmp_path):

@@ -68,8 +68,10 @@ def test_the_retention_rule_keeps_the_newest_and_the_cited(tmp_path):
 
 def test_every_staged_change_still_applies_to_the_tree():
     """``staging/promote.sh`` applies each staged patch and diff together with the others when the
-    GPU suite can run: a later commit that moved the lines they change would stop it there."""
-    staged = sorted((ROOT / "staging").glob("*.patch")) + sorted((ROOT / "staging").glob("*.diff"))
+    GPU suite can run: a later commit that moved the lines they change would stop it there (and
+    ``staging/measure.sh`` the diffs under ``trial/`` to a copy of kernels/)."""
+    staging = ROOT / "staging"
+    staged = [p for pattern in ("*.patch", "*.diff", "trial/*.diff") for p in sorted(staging.glob(pattern))]
     for path in staged:
         done = subprocess.run(["git", "apply", "--check", str(path)], cwd=ROOT, capture_output=True,
                               text=True)

@@ -96,10 +96,13 @@ def _carried(plan: Plan) -> dict | None:
     since = {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}
     if answer is not None:
         by_sass = sorted(same & vouched.keys())  # it vouches for moved variants only
+        launch = answer.get("launch_path")  # the launch path moved too: each variant's launch traced
         print(f"gpu-check: {len(by_sass)} variants whose sources moved carried: {plan.same_sass.name} "
-              f"found their SASS unchanged ({answer['arch']}, {answer['toolchain']})", flush=True)
+              f"found their machine code unchanged ({answer['arch']}, {answer['toolchain']})"
+              + (f", and their launch ({launch})" if launch else ""), flush=True)
         since["same_sass"] = {"file": plan.same_sass.name, "base": answer.get("base"), "arch": answer["arch"],
-                              "toolchain": answer["toolchain"], "variants": by_sass}
+                              "toolchain": answer["toolchain"], "variants": by_sass,
+                              **({"launch_path": launch} if launch else {})}
     return {**carry.carried(earlier, [n for n in correct if n in same],
                             [b for b in known_bad if b in same], TOOLS), "from": since}
 

@@ -7,19 +7,29 @@ An edit to a shared header for a few kernels moves the digest of every variant t
 tested (a commit's files, each moved variant's sources checked against the report's digests) and
 this one are compiled offline for the report's GPU, as the suite compiles them (NVRTC, CuPy's
 options), and each kernel's SASS is read apart from the others' (cuobjdump). A variant is vouched
-for where its kernel's SASS and its ``@variant`` line are the same in both and the launch path
-(:data:`.carry.LAUNCH_PATH` and the compiler's options) did not move. The answer names this
-machine's NVRTC, which need not be the device's. Over the ``kept_chunks`` promotion it vouched
-for 116 of the 159 moved variants and left the 43 that a per-function diff by hand had found
-changed (reports/measurements/sass_same_kept_chunks.txt).
+for where its kernel's SASS and its ``@variant`` line are the same in both, and so is the way the
+harness launches it. The answer names this machine's NVRTC, which need not be the device's. Over
+the ``kept_chunks`` promotion it vouched for 116 of the 159 moved variants and left the 43 that a
+per-function diff by hand had found changed (reports/measurements/sass_same_kept_chunks.txt).
+
+A change to the launch path (:data:`.carry.LAUNCH_PATH`: the header's parser, the compiler, the
+launch) moves every variant's digest. Then each tree's harness is run over its variants on a model
+of the GPU (:mod:`.launch_trace`: the source and options handed to NVRTC, the function's
+attributes, the grids, the parameters, the allocations, the refusals), and a variant whose trace
+is the same in both trees and whose source handed to NVRTC is too needs no compile; one whose
+source moved is compiled from each tree's expansion, as above.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -112,29 +122,91 @@ def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: i
     moved = sorted(r for r, digest in now.items() if digest != recorded[r])
     answer = {"report_generated": earlier["generated"], "arch": arch, "toolchain": toolchain(),
               "same": {}, "changed": {}}
-    if carry.launch_path_digest(tree) != carry.launch_path_digest():
-        answer["changed"] = dict.fromkeys(moved, "the launch path or the compiler's options moved")
-        return answer
     before = carry.variant_digests(moved, tree)
     strangers = [r for r in moved if before.get(r) != recorded[r]]
     if strangers:
         raise ValueError(f"{tree} is not the tree the report tested: the sources of {len(strangers)} "
                          f"variant(s) differ from its digests ({', '.join(strangers[:3])}...)")
+    traces = None
+    if carry.launch_path_digest(tree) != carry.launch_path_digest():
+        try:
+            traces = launch_traces(moved, tree), launch_traces(moved, harness_tree())
+        except RuntimeError as exc:
+            answer["changed"] = dict.fromkeys(moved, f"the launch path moved and was not traced: {exc}")
+            return answer
+        answer["launch_path"] = "moved: each variant's launch traced in both trees (run/launch_trace.py)"
     specs = {r: catalog.variant(r).spec for r in moved}
-    files = sorted({s.path.resolve() for s in specs.values()})
-    listings = _kernels_of([p for path in files for p in (path, carry.in_tree(path, tree))], arch, workers)
+    compile_now = []
     for ref, spec in specs.items():
         path, old = spec.path.resolve(), carry.in_tree(spec.path.resolve(), tree)
         name = catalog.split_ref(ref)[0]
-        sass, sass_before = listings[path].get(spec.kernel), listings[old].get(spec.kernel)
         if header_line(path, name) != header_line(old, name):
             answer["changed"][ref] = "its @variant line changed"
-        elif sass is None or sass != sass_before:
+        elif traces and traces[0][ref]["trace"] != traces[1][ref]["trace"]:
+            answer["changed"][ref] = "its launch moved (its trace differs)"
+        elif traces and traces[0][ref]["sources"] == traces[1][ref]["sources"]:
+            answer["same"][ref] = {"before": recorded[ref], "now": now[ref],
+                                   "launch": traces[1][ref]["trace"], "source": traces[1][ref]["sources"]}
+        elif traces and not (_expands_to(old, tree, traces[0][ref]["sources"])
+                             and _expands_to(path, harness_tree(), traces[1][ref]["sources"])):
+            answer["changed"][ref] = "the expansion of its source moved"
+        else:
+            compile_now.append(ref)
+    files = sorted({specs[r].path.resolve() for r in compile_now})
+    listings = _kernels_of([p for path in files for p in (path, carry.in_tree(path, tree))], arch, workers)
+    for ref in compile_now:
+        spec = specs[ref]
+        path, old = spec.path.resolve(), carry.in_tree(spec.path.resolve(), tree)
+        sass, sass_before = listings[path].get(spec.kernel), listings[old].get(spec.kernel)
+        if sass is None or sass != sass_before:
             answer["changed"][ref] = "its SASS changed"
         else:
             answer["same"][ref] = {"before": recorded[ref], "now": now[ref],
-                                   "sass": hashlib.sha256(sass.encode()).hexdigest()}
+                                   "sass": hashlib.sha256(sass.encode()).hexdigest(),
+                                   **({"launch": traces[1][ref]["trace"]} if traces else {})}
     return answer
+
+
+def harness_tree() -> Path:
+    """The copy of the repository this harness runs from: its package's folder and ``kernels/``."""
+    return Path(compiler.__file__).resolve().parent.parent
+
+
+def _ref_in(ref: str, tree: Path) -> str:
+    """``ref`` as ``tree`` names it: NAME@DIR with DIR's copy in ``tree``."""
+    name, where = catalog.split_ref(ref)
+    return ref if where is None else f"{name}@{carry.in_tree(where, tree)}"
+
+
+def launch_traces(refs: list[str], tree: Path) -> dict[str, dict]:
+    """ref -> how ``tree``'s harness launches it (:mod:`.launch_trace`, run there in a process of
+    its own): the trace's digest and the digests of the sources it hands to NVRTC. RuntimeError
+    where the trace cannot run there."""
+    there = {ref: _ref_in(ref, tree) for ref in refs}
+    done = subprocess.run([sys.executable, str(Path(__file__).with_name("launch_trace.py")), str(tree)],
+                          input=json.dumps(list(there.values())), capture_output=True, text=True, cwd=tree)
+    if done.returncode:
+        problem = done.stderr.strip().splitlines()
+        raise RuntimeError(f"launch_trace in {tree}: {problem[-1] if problem else done.returncode}")
+    traced = json.loads(done.stdout)
+    return {ref: traced[name] for ref, name in there.items()}
+
+
+@contextlib.contextmanager
+def _in_folder(folder: Path):
+    home = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(home)
+
+
+def _expands_to(path: Path, tree: Path, digests: list[str]) -> bool:
+    """Whether this harness expands ``path`` (run from ``tree``, as the trace was) into the source
+    whose digest the trace recorded: then compiling the file here compiles what that tree runs."""
+    with _in_folder(tree):
+        return [hashlib.sha256(compiler.expand_source(path).encode()).hexdigest()] == digests
 
 
 def staged_changes(staging: Path, arch: str = "sm_90", workers: int | None = None) -> list[str]:
