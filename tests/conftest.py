@@ -1,12 +1,30 @@
 import contextlib
 import os
+import shutil
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the NumPy stand-ins in tests/standins.py
 
 
 _REPRO = []
+
+
+@pytest.fixture
+def disassembly():
+    """Skip where this machine cannot read SASS apart (cuobjdump, and the nvdisasm it runs), or
+    compile offline (cuda-bindings' NVRTC)."""
+    pytest.importorskip("cuda.bindings")
+    from softmax_harness.run import sass
+
+    try:
+        beside = Path(sass.cuobjdump()).parent / "nvdisasm"
+    except RuntimeError:
+        pytest.skip("no cuobjdump")
+    if not (beside.is_file() or shutil.which("nvdisasm")):
+        pytest.skip("no nvdisasm (cuobjdump -sass runs it)")
 
 
 def pytest_configure(config):

@@ -5,8 +5,6 @@ the code it runs, and a run since a whole, clean report runs the variants whose 
 from __future__ import annotations
 
 import io
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -254,16 +252,6 @@ def test_instructions_past_the_first_64_kib_of_a_kernel_are_read_too():
     assert sass.functions(other)["kb"] != sass.functions(far)["kb"]
 
 
-def _needs_disassembly(sass):
-    """Skip where this machine cannot read SASS (cuobjdump, and the nvdisasm it runs)."""
-    try:
-        beside = Path(sass.cuobjdump()).parent / "nvdisasm"
-    except RuntimeError:
-        pytest.skip("no cuobjdump")
-    if not (beside.is_file() or shutil.which("nvdisasm")):
-        pytest.skip("no nvdisasm (cuobjdump -sass runs it)")
-
-
 def _tree(root, inc, headers=None):
     """A repository copy in ``root``: three kernels including inc.cuh (only ka calls it)."""
     (root / "kernels").mkdir(parents=True)
@@ -280,13 +268,12 @@ def _tree(root, inc, headers=None):
     return [f"{name}@{root / 'kernels'}" for name in body]
 
 
-def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_not_move(tmp_path, monkeypatch):
+def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_not_move(tmp_path, monkeypatch,
+                                                                                         disassembly):
     """An edit to a shared header that only one kernel's code uses: the offline compile finds the
     other kernels' SASS unchanged (one's @variant line changed, so it is not vouched for)."""
-    pytest.importorskip("cuda.bindings")
     from softmax_harness.run import sass
 
-    _needs_disassembly(sass)
     helper = "static __device__ __forceinline__ float helper(float v) {{ return v + {}; }}\n"
     base, now = tmp_path / "base", tmp_path / "now"
     _tree(base, helper.format("1.0f"))
@@ -312,14 +299,12 @@ def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_no
     assert all("the launch path moved and was not traced" in why for why in moved["changed"].values())
 
 
-def test_the_staged_files_change_only_the_variants_whose_kernel_compiles_otherwise(tmp_path):
+def test_the_staged_files_change_only_the_variants_whose_kernel_compiles_otherwise(tmp_path, disassembly):
     """``tools/sass-same --staged``: a staged copy of a kernel file that only reworded a comment
     changes no variant's SASS; one whose arithmetic moved changes its kernel's."""
-    pytest.importorskip("cuda.bindings")
     from softmax_harness.registry import KERNELS_DIR
     from softmax_harness.run import sass
 
-    _needs_disassembly(sass)
     source = (KERNELS_DIR / "online_warp.cu").read_text()
     (tmp_path / "online_warp.cu").write_text(source + "// reworded\n")
     (tmp_path / "trial").mkdir()

@@ -67,17 +67,16 @@ def test_a_trace_runs_the_harness_of_its_tree_or_says_why_not(tmp_path):
         sass.launch_traces(REFS[:1], tmp_path)
 
 
-def test_sass_same_carries_across_a_launch_path_change_the_variants_launched_alike(tmp_path):
-    pytest.importorskip("cuda.bindings")
-    try:
-        sass.cuobjdump()
-    except RuntimeError:
-        pytest.skip("no cuobjdump")
+def test_sass_same_carries_across_a_launch_path_change_the_variants_launched_alike(tmp_path, disassembly):
     tree = _copy(tmp_path)
     _edit(tree / "softmax_harness" / "variant.py", *BIGGER_CLUSTERS)
+    # and a kernel file reworded since: its source moved, not its launch; its SASS is compared
+    tile = tree / "kernels" / "online_onepass_vec4.cu"
+    tile.write_text(tile.read_text() + "// reworded\n")
     earlier = {"generated": "2026-12-01T00:00:00Z", "variants_sha256": carry.variant_digests(REFS, tree)}
-    answer = sass.same_machine_code(earlier, tree, refs=REFS)
+    answer = sass.same_machine_code(earlier, tree, refs=REFS, workers=2)
     assert answer["changed"] == {"onepass_cluster_c262144": "its launch moved (its trace differs)"}
     assert set(answer["same"]) == set(REFS) - {"onepass_cluster_c262144"}
     assert all(v["before"] == earlier["variants_sha256"][r] != v["now"] for r, v in answer["same"].items())
+    assert [r for r, v in answer["same"].items() if "sass" in v] == ["onepass_vec4_c1024"]
     assert answer["launch_path"].startswith("moved")

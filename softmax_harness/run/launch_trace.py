@@ -1,10 +1,11 @@
 """How a tree's harness launches each of its variants, on a model of a GPU: run as a script over
 a copy of the repository (``python launch_trace.py TREE``, refs as a JSON list on stdin, the
 answer as JSON on stdout), with the tree's ``softmax_harness`` on the path and a stand-in for
-CuPy that answers every question about the device the same way and writes down every call made
-of it: the compile (the source handed to NVRTC, by digest, and its options), the function's
-attributes set, the occupancy asked, the allocations, the launches (grid, block, shared memory,
-stream, each parameter's bytes).
+CuPy that answers every question about the device the same way (an H200's 132 multiprocessors and
+compute capability 9.0, an occupancy of the threads and shared memory asked) and writes down every
+call made of it: the compile (its options; the source handed to NVRTC apart, by digest), the
+function's attributes set, the occupancy asked, the allocations, the launches (grid, block,
+shared memory, stream, each parameter's value as the harness packed it).
 
 Each variant is called over a fixed set of shapes and types, with and without ``out=``, through
 ``launch`` on a caller's stream, and on inputs it must refuse. Two trees whose traces of a variant
@@ -54,7 +55,19 @@ def _address(name: str) -> int:
     return (int(hashlib.sha256(name.encode()).hexdigest()[:6], 16) << 8) or 256
 
 
-class Fake:
+class Entered:
+    """What a ``with`` block on a device or stream writes into :data:`LOG`."""
+
+    def __enter__(self):
+        LOG.append(f"enter {self._label}")
+        return self
+
+    def __exit__(self, *exc):
+        LOG.append(f"exit {self._label}")
+        return False
+
+
+class Fake(Entered):
     """Any CuPy object: what is called, set or entered on it goes into :data:`LOG`."""
 
     def __init__(self, label: str, **known):
@@ -75,17 +88,9 @@ class Fake:
 
     def __call__(self, *args, **kwargs):
         answer = ANSWERS.get(self._label.rsplit(".", 1)[-1])
-        if answer is not _launch:  # a launch's argument block lies at a host address: _launch writes it
+        if answer not in SELF_WRITTEN:
             LOG.append(f"{self._label}{show(args)} {show(kwargs)}")
         return answer(self, *args, **kwargs) if answer else Fake(f"{self._label}()")
-
-    def __enter__(self):
-        LOG.append(f"enter {self._label}")
-        return self
-
-    def __exit__(self, *exc):
-        LOG.append(f"exit {self._label}")
-        return False
 
     def __int__(self):
         return 0
@@ -138,7 +143,7 @@ def _device(fake, device_id=0, *args):
     return Fake(f"{fake._label}({device_id})", id=device_id, compute_capability="90", attributes=attributes)
 
 
-class Stream:
+class Stream(Entered):
     """A CUDA stream: its handle and whether it is capturing (never), nothing else, as CuPy's."""
 
     def __init__(self, ptr: int):
@@ -146,14 +151,6 @@ class Stream:
         self._label = f"stream({ptr:#x})"
 
     def is_capturing(self) -> bool:
-        return False
-
-    def __enter__(self):
-        LOG.append(f"enter {self._label}")
-        return self
-
-    def __exit__(self, *exc):
-        LOG.append(f"exit {self._label}")
         return False
 
 
@@ -165,11 +162,11 @@ def _occupancy(_, function, threads, smem, *args):
     return max(1, min(2048 // max(1, threads), 32, (228 * 1024) // smem if smem else 32))
 
 
-def _raw_module(fake, code="", options=(), **kwargs):
-    digest = hashlib.sha256(code.encode()).hexdigest()
-    CODES.append(digest)
-    LOG.append(f"  source sha256 {digest[:16]}")
-    return Fake(f"module({digest[:16]})")
+def _raw_module(fake, *args, code="", **kwargs):
+    # the source apart from the trace (``sources``): a kernel file edited, its launch the same
+    CODES.append(hashlib.sha256(code.encode()).hexdigest())
+    LOG.append(f"{fake._label}{show(args)} {show({**kwargs, 'code': '(the source)'})}")
+    return Fake("module")
 
 
 def _launch(fake, function, gx, gy, gz, bx, by, bz, smem, stream, params, *extra):
@@ -187,6 +184,9 @@ ANSWERS = {"empty_like": _empty_like, "empty": lambda f, shape, dtype=np.float32
            "occupancyMaxActiveBlocksPerMultiprocessor": _occupancy, "RawModule": _raw_module,
            "launchKernel": _launch, "launchCooperativeKernel": _launch, "count_nonzero": lambda *a: 0}
 CODES: list[str] = []
+#: the calls that write themselves into the trace: a launch's argument block lies at a host
+#: address, and a module's source is recorded apart
+SELF_WRITTEN = (_launch, _raw_module)
 TEXT = "--text" in sys.argv  # the traces themselves in the answer, to read
 
 
