@@ -292,6 +292,10 @@ def test_sass_same_vouches_only_for_kernels_whose_machine_code_and_header_did_no
     with pytest.raises(ValueError, match="not the tree the report tested"):
         sass.same_machine_code({**earlier, "variants_sha256": {r: "other" for r in refs}}, base, workers=2,
                                refs=refs)
+    # one digest recorded otherwise (a file a digest takes in since): that variant reruns, no more
+    other_kb = {**earlier, "variants_sha256": {**earlier["variants_sha256"], kb: "other"}}
+    one_off = sass.same_machine_code(other_kb, base, workers=2, refs=refs)
+    assert one_off["changed"] == {**answer["changed"], kb: "its digest in that tree is not the report's"}
     # the launch path moved since, in a tree with no harness to trace it in: nothing vouched for
     (now / "softmax_harness" / "variant.py").write_text("# another launch\n")
     moved = sass.same_machine_code(earlier, base, workers=2, refs=refs)

@@ -24,10 +24,12 @@ BIGGER_CLUSTERS = ("return (n_rows * spec.cluster,), (spec.threads,), ",
 
 
 def _copy(root: Path) -> Path:
-    """A copy of this repository's harness and kernels in ``root``."""
+    """A copy in ``root`` of the folder that holds the harness (the repository, or where it is
+    installed, as tox runs it): the package, and its kernels where they lie apart from it."""
     ignore = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(KERNELS_DIR, root / "kernels", ignore=ignore)
     shutil.copytree(sass.harness_tree() / "softmax_harness", root / "softmax_harness", ignore=ignore)
+    if not carry.in_tree(KERNELS_DIR, root).is_dir():
+        shutil.copytree(KERNELS_DIR, carry.in_tree(KERNELS_DIR, root), ignore=ignore)
     return root
 
 
@@ -71,7 +73,7 @@ def test_sass_same_carries_across_a_launch_path_change_the_variants_launched_ali
     tree = _copy(tmp_path)
     _edit(tree / "softmax_harness" / "variant.py", *BIGGER_CLUSTERS)
     # and a kernel file reworded since: its source moved, not its launch; its SASS is compared
-    tile = tree / "kernels" / "online_onepass_vec4.cu"
+    tile = carry.in_tree(KERNELS_DIR / "online_onepass_vec4.cu", tree)
     tile.write_text(tile.read_text() + "// reworded\n")
     earlier = {"generated": "2026-12-01T00:00:00Z", "variants_sha256": carry.variant_digests(REFS, tree)}
     answer = sass.same_machine_code(earlier, tree, refs=REFS, workers=2)

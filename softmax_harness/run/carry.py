@@ -72,10 +72,11 @@ def _key(path: Path, tree: Path | None = None) -> str:
 
 
 def in_tree(path: Path, tree: Path) -> Path:
-    """Where ``path`` (a file of this repository or of the installed package's kernels) lies in
-    ``tree``, another copy of the repository (a commit's files, say)."""
+    """Where ``path`` (a file of this repository or of the installed package, kernels included)
+    lies in ``tree``, another copy of the folder that holds the package (the repository, a
+    commit's files; or where the package is installed, its kernels then inside it)."""
     path = path.resolve()
-    for base in (KERNELS_DIR.resolve().parent, ROOT.resolve()):
+    for base in (Path(compiler.__file__).resolve().parent.parent, ROOT.resolve()):
         if path.is_relative_to(base):
             return tree / path.relative_to(base)
     raise ValueError(f"{path} lies outside the repository")
