@@ -48,7 +48,8 @@ def fake(monkeypatch):
     launches = []
 
     def launch(self, operands, n_rows, n_cols, itemsize, device_id, stream=None):
-        launches.append((self.name, operands, n_rows, n_cols, itemsize, device_id, stream.ptr))
+        on = getattr(stream, "ptr", None)  # None: a variant's own call, on CuPy's current stream
+        launches.append((self.name, operands, n_rows, n_cols, itemsize, device_id, on))
 
     monkeypatch.setattr(variant.Variant, "launch", launch)
     return types.SimpleNamespace(stream=stream, made=made, launches=launches)
@@ -95,6 +96,27 @@ def test_an_ops_scalar_goes_to_the_launch_as_given_between_the_addresses(fake):
     step()
     assert step.variant is dispatch.op_chosen_for("scaled_softmax_causal", x)
     assert fake.launches[0][1] == (0x1000_0000, 0.125, 0x7000_0000)
+
+
+def test_a_call_in_a_layout_passed_before_is_still_refused_for_its_values(fake):
+    """A variant remembers the operands' layouts it passed (their types, shapes, strides and
+    alignment): a call again in one checks only what the layout leaves open, the output's
+    overlap and the scale's value, and launches nothing when either is wrong."""
+    from softmax_harness import dispatch
+
+    x, out = ndarray((4, 4096), 0x1000_0000), ndarray((4, 4096), 0x2000_0000)
+    scaled = dispatch.op_chosen_for("scaled_softmax_bias", x)
+    bias = ndarray((4, 4096), 0x3000_0000)
+    assert scaled(x, bias, 0.5, out=out) is out
+    inside = ndarray((4, 4096), 0x1000_0000 + 4096)  # aligned as out was, 4 KiB into x
+    with pytest.raises(ValueError, match="out overlaps input in"):
+        scaled(x, bias, 0.5, out=inside)
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(TypeError, match="scale must be a finite real number"):
+            scaled(x, bias, bad, out=out)
+    assert scaled(x, bias, 2.0, out=out) is out
+    assert [launch[1] for launch in fake.launches] == [(0x1000_0000, 0x3000_0000, 0.5, 0x2000_0000),
+                                                       (0x1000_0000, 0x3000_0000, 2.0, 0x2000_0000)]
 
 
 def test_an_empty_batch_launches_nothing(fake):

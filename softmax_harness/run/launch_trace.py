@@ -222,13 +222,17 @@ def _calls(variant, roles: Roles):
                     yield f"call {dtype} {shape} out={out}", roles.call(shape, dtype, out)
         yield f"launch {dtype} on a caller's stream", roles.on_stream((3, cols[-1]), dtype)
     dtype, shape = spec.dtypes[0], (5, cols[len(cols) // 2])
+    seen = (7, cols[min(1, len(cols) - 1)])  # called with out= above
     wrong = {"float64": roles.call(shape, "float64"),
              "3-d": roles.call((2, *shape), dtype),
              "strided": roles.call(shape, dtype, contiguous=False),
              "misaligned": roles.call(shape, dtype, offset=2),
              "out overlapping": roles.call(shape, dtype, "overlap"),
              "scale nan": roles.call(shape, dtype, scale=float("nan")),
-             "numpy input": lambda v: v(np.zeros(shape, dtype="float32"), *[0.5] * (len(roles.inputs) - 1))}
+             "numpy input": lambda v: v(np.zeros(shape, dtype="float32"), *[0.5] * (len(roles.inputs) - 1)),
+             # in a layout that passed before (a harness may remember one): what it does not fix
+             "scale nan, its layout passed": roles.call(seen, dtype, True, scale=float("nan")),
+             "out overlapping, its layout passed": roles.call(seen, dtype, "inside")}
     yield from ((f"refuse {k}", call) for k, call in wrong.items())
 
 
@@ -250,11 +254,14 @@ class Roles:
         return operands
 
     def call(self, shape, dtype, out=False, **how):
-        """``v(*operands, out=...)``; ``out``: "overlap" passes the first input as the output."""
+        """``v(*operands, out=...)``; ``out``: True a buffer of its own, "overlap" the first input,
+        "inside" a buffer 16 bytes into the first input."""
         def call(v):
             operands = self.operands(shape, dtype, **how)
             if out == "overlap":
                 return v(*operands, out=operands[0])
+            if out == "inside":  # 16 bytes into the first input: aligned as any output
+                return v(*operands, out=Array(shape, dtype, ptr=operands[0].data.ptr + 16, label="inside"))
             given = Array(shape, dtype, ptr=15 << 28, label=f"out{show(shape)}") if out else None
             return v(*operands, out=given)
         return call
