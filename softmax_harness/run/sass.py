@@ -135,7 +135,7 @@ def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: i
         try:
             traces = launch_traces(moved, tree), launch_traces(moved, harness_tree())
         except RuntimeError as exc:
-            answer["changed"] = dict.fromkeys(moved, f"the launch path moved and was not traced: {exc}")
+            answer["changed"].update(dict.fromkeys(moved, f"the launch path moved and was not traced: {exc}"))
             return answer
         answer["launch_path"] = "moved: each variant's launch traced in both trees (run/launch_trace.py)"
     specs = {r: catalog.variant(r).spec for r in moved}
