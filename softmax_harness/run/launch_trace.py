@@ -188,6 +188,8 @@ CODES: list[str] = []
 #: address, and a module's source is recorded apart
 SELF_WRITTEN = (_launch, _raw_module)
 TEXT = "--text" in sys.argv  # the traces themselves in the answer, to read
+#: the lines of a launch: through the driver (the harness's plans), or a kernel called (a launcher's)
+LAUNCHES = ("cupy_backends.cuda.api.driver.launch", "module.get_function()(")
 
 
 class CompileException(Exception):
@@ -287,16 +289,18 @@ def trace(ref: str, catalog, compiler, ops_base, tree: str) -> dict:
     spec = variant.spec
     lines = [f"spec {show({k: v for k, v in vars(spec).items() if k not in ('path', 'line')})}"]
     roles = Roles(variant.op.inputs, ops_base.SCALAR_ROLES, ops_base.BOOL_ROLES)
+    launched = 0
     for what, call in _calls(variant, roles):
         LOG.clear()
         try:
             result = show(call(variant))
         except Exception as exc:  # the refusals, and whatever the model cannot answer
             result = f"{type(exc).__name__}: {exc}"
+        launched += any(line.startswith(LAUNCHES) for line in LOG)
         lines += [what, *LOG, f"-> {result}"]
     text = "\n".join(lines).replace(tree, "<tree>")
     return {"trace": hashlib.sha256(text.encode()).hexdigest(), "sources": sorted(set(CODES)),
-            "lines": len(lines), **({"text": text} if TEXT else {})}
+            "lines": len(lines), "launched": launched, **({"text": text} if TEXT else {})}
 
 
 def main() -> None:

@@ -147,6 +147,8 @@ def same_machine_code(earlier: dict, tree: Path, arch: str = "sm_90", workers: i
             answer["changed"][ref] = "its @variant line changed"
         elif traces and traces[0][ref]["trace"] != traces[1][ref]["trace"]:
             answer["changed"][ref] = "its launch moved (its trace differs)"
+        elif traces and not traces[1][ref]["launched"]:  # the model failed before any launch
+            answer["changed"][ref] = "its trace reached no launch"
         elif traces and traces[0][ref]["sources"] == traces[1][ref]["sources"]:
             answer["same"][ref] = {"before": recorded[ref], "now": now[ref],
                                    "launch": traces[1][ref]["trace"], "source": traces[1][ref]["sources"]}
