@@ -213,7 +213,7 @@ def _expands_to(path: Path, tree: Path, digests: list[str]) -> bool:
     """Whether this harness expands ``path`` (run from ``tree``, as the trace was) into the source
     whose digest the trace recorded: then compiling the file here compiles what that tree runs."""
     with _in_folder(tree):
-        return [hashlib.sha256(compiler.expand_source(path).encode()).hexdigest()] == digests
+        return [compiler.source_digest(path)] == digests
 
 
 def staged_changes(staging: Path, arch: str = "sm_90", workers: int | None = None) -> list[str]:
