@@ -26,4 +26,7 @@ def run_isolated(target, *args, timeout: float = 300.0, what: str = "the child")
     finally:
         for process in list(getattr(pool, "_processes", {}).values()):
             process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        # and wait for the pool's manager thread, which sees the kill and exits: left running, it
+        # could close its wakeup pipe while the interpreter's exit writes to it, and Python 3.10
+        # printed that OSError's traceback after a refused target's one line (seen in CI)
+        pool.shutdown(wait=True, cancel_futures=True)
