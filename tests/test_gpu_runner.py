@@ -30,14 +30,18 @@ def test_after():
 def test_a_log_file_holds_the_childs_output_while_it_runs_and_after(tmp_path):
     """A log that is a file takes the child's output as it is written (a long GPU run can be
     followed with ``tail -f``): the first test's dot is in the file while the second still
-    sleeps, and the output returned is the file's."""
+    waits (until the dot is seen, 20 s at most), and the output returned is the file's."""
     import threading
     import time
 
     from softmax_harness.run.children import run_pytest
 
+    seen_mark = tmp_path / "seen"
     path = tmp_path / "test_child.py"
-    path.write_text("import time\n\ndef test_first():\n    pass\n\ndef test_sleeps():\n    time.sleep(20)\n")
+    path.write_text(f"import os, time\n\ndef test_first():\n    pass\n\ndef test_waits():\n"
+                    f"    end = time.monotonic() + 20\n"
+                    f"    while not os.path.exists({str(seen_mark)!r}) and time.monotonic() < end:\n"
+                    f"        time.sleep(0.05)\n")
     seen, finished = [], threading.Event()
 
     def watch():  # the file as it stands, until the first test's dot is in it or the child ends
@@ -45,8 +49,9 @@ def test_a_log_file_holds_the_childs_output_while_it_runs_and_after(tmp_path):
             text = (tmp_path / "run.log").read_text()
             if "===== child:" in text and re.search(r"^\.", text.split("\n", 1)[1], re.M):  # a line of dots
                 seen.append(text)
+                seen_mark.touch()  # the child's second test may end now
                 return
-            time.sleep(0.2)
+            time.sleep(0.05)
 
     with open(tmp_path / "run.log", "w") as log:
         watcher = threading.Thread(target=watch)
