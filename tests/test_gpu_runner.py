@@ -8,6 +8,8 @@ import io
 import json
 import re
 
+import pytest
+
 from softmax_harness.properties import merge_tally
 from softmax_harness.run.children import run_resuming
 from softmax_harness.run.journal import journal_path, read_journal
@@ -547,6 +549,51 @@ def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
     assert all(f"tests/test_kernels.py::test_x[{v}]" in ran for k in (0, 1, 3) for v in groups[k])
     assert report["gallery"]["catch_rate"] == f"{len(catalog.known_bad())}/{len(catalog.known_bad())}"
     assert report["merged_from"] == ["1/4", "2/4", "3/4", "4/4"] and report["wall_seconds"] >= 0
+
+
+def test_groups_per_gpu_spread_the_suite_over_children_sharing_one_gpu(monkeypatch, tmp_path):
+    """One GPU and --groups-per-gpu 2: two children, both pinned to it, every variant in one of
+    them, the report naming the GPU once a group (how a host of one GPU runs the spread)."""
+    from pathlib import Path
+
+    from softmax_harness import catalog
+    from softmax_harness.run import cli, schema, spread
+
+    pinned = []
+
+    def start(command, env, output):
+        pinned.append(env["CUDA_VISIBLE_DEVICES"])
+        output.write_text("child output\n")
+        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
+        return Finished(0)
+
+    one = faked_gpus()[:1]
+    monkeypatch.setattr(cli, "visible_gpus", lambda: one)
+    monkeypatch.setattr(cli.gpu, "available", lambda: True)
+    monkeypatch.setattr(spread, "start_child", start)
+    out = tmp_path / "gpu.json"
+    args = ["--out", str(out), "--balance-from", str(tmp_path / "none.json")]
+    assert cli.main([*args, "--groups-per-gpu", "2"]) == 0
+    report = schema.load(out)
+    uuid = one[0]["uuid"]
+    assert pinned == [uuid, uuid]
+    assert [(d["uuid"], d["group"]) for d in report["devices"]] == [(uuid, "1/2"), (uuid, "2/2")]
+    names = sorted(v.ref for v in catalog.select("variant"))
+    assert sorted(v for d in report["devices"] for v in d["variants"]) == names
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--groups-per-gpu", "0"], "gpu-check: --groups-per-gpu takes a count of 1 or more, not 0"),
+    (["--groups-per-gpu", "2", "--bench"], "gpu-check: --groups-per-gpu shares a GPU between children; "
+                                            "the sweep times each kernel alone on its GPU: not with --bench"),
+    (["--groups-per-gpu", "2", "--since", "reports/gpu.json"],
+     "gpu-check: --groups-per-gpu spreads the suite over children; --since runs it in one"),
+])
+def test_groups_per_gpu_is_refused_in_one_line_where_it_cannot_hold(capsys, extra, message):
+    from softmax_harness.run import cli
+
+    assert cli.main(extra) == 2
+    assert capsys.readouterr().err == message + "\n"
 
 
 def test_a_spread_run_balances_by_the_earlier_report():

@@ -34,6 +34,10 @@ def parser() -> argparse.ArgumentParser:
                    help="run on the first visible GPU only (by default the suite and the sweep are "
                         "spread over every visible GPU: a group of variants a GPU, balanced by "
                         "--balance-from; the sweep's inputs by count)")
+    p.add_argument("--groups-per-gpu", type=int, default=1, metavar="K",
+                   help="K groups of variants on each visible GPU at once, a child each (default 1); on "
+                        "one GPU, 2 runs the spread of several GPUs there: its children, their merge and "
+                        "the report's devices (not with --bench: a sweep times each kernel alone on its GPU)")
     p.add_argument("--balance-from", type=Path, default=schema.REPORT, metavar="REPORT",
                    help="the report whose test durations balance the groups over the GPUs "
                         "(default: reports/gpu.json; without it, by count)")
@@ -85,6 +89,16 @@ def main(argv=None) -> int:
                     sanitize=args.sanitize, sanitizer_timeout=args.sanitizer_timeout)
         if args.same_sass and not args.since:
             raise ValueError("--same-sass vouches for variants against --since's report: name one")
+        if args.groups_per_gpu < 1:
+            raise ValueError(f"--groups-per-gpu takes a count of 1 or more, not {args.groups_per_gpu}")
+        if args.groups_per_gpu > 1 and args.bench:
+            raise ValueError("--groups-per-gpu shares a GPU between children; the sweep times each kernel "
+                             "alone on its GPU: not with --bench")
+        one_child = [f"--{k.replace('_', '-')}" for k in ("one_gpu", "shard", "group", "rest_of", "since")
+                     if getattr(args, k)]
+        if args.groups_per_gpu > 1 and one_child:
+            raise ValueError(f"--groups-per-gpu spreads the suite over children; {one_child[0]} runs it "
+                             "in one")
         names, bad = select(plan)  # an unknown name is an error before any GPU question
     except (ValueError, catalog.UnknownVariantError) as exc:
         print(f"gpu-check: {exc}", file=sys.stderr)
@@ -95,7 +109,7 @@ def main(argv=None) -> int:
     log_path = args.log or args.out.with_suffix(".log")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     alone = args.one_gpu or args.shard or args.group or args.rest_of or args.since
-    gpus = [] if alone else visible_gpus()
+    gpus = [] if alone else [g for g in visible_gpus() for _ in range(args.groups_per_gpu)]
     with open(log_path, "w") as log:
         bench = {}
         if args.bench and len(gpus) > 1:
