@@ -596,6 +596,50 @@ def test_groups_per_gpu_is_refused_in_one_line_where_it_cannot_hold(capsys, extr
     assert capsys.readouterr().err == message + "\n"
 
 
+def test_a_spread_run_finds_what_a_one_gpu_run_does_and_a_change_is_named(monkeypatch, tmp_path, capsys):
+    """--same-content: the report of two children sharing a GPU against one child's over the same
+    tests finds the same (times, groups and devices apart); an outcome, a catch or a sanitizer's
+    verdict that differs is named, and a tally only under the derandomised ci profile."""
+    from pathlib import Path
+
+    from softmax_harness import catalog
+    from softmax_harness.run import cli, schema, spread
+
+    def start(command, env, output):
+        output.write_text("child output\n")
+        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
+        return Finished(0)
+
+    monkeypatch.setattr(cli, "visible_gpus", lambda: faked_gpus()[:1])
+    monkeypatch.setattr(cli.gpu, "available", lambda: True)
+    monkeypatch.setattr(spread, "start_child", start)
+    two, one = tmp_path / "two.json", tmp_path / "one.json"
+    spread_run = ["--out", str(two), "--groups-per-gpu", "2", "--balance-from", str(tmp_path / "no.json")]
+    assert cli.main(spread_run) == 0
+    refs = [v.ref for v in catalog.select("variant")] + [v.name for v in catalog.known_bad()]
+    schema.write(_report_for(["--group", "1/1", *(f"--variant={r}" for r in refs)]), one)
+    assert cli.main(["--same-content", str(two), str(one)]) == 0
+    assert capsys.readouterr().out.endswith(f"found the same ({len(schema.load(two)['tests'])} tests)\n")
+
+    report = schema.load(one)
+    first, bad = report["tests"][0]["nodeid"], catalog.known_bad()[0].name
+    report["tests"][0]["outcome"] = "failed"
+    report["gallery"]["caught"][bad] = False
+    report["tally"] = {"k": {"rows": 10, "seconds": 1.0}}
+    report["sanitizer"] = {"memcheck": {"ok": False, "errors": 2, "variants": ["v"], "seconds": 1.0}}
+    schema.write(report, one)
+    assert cli.main(["--same-content", str(two), str(one)]) == 1
+    said = capsys.readouterr().out.splitlines()
+    assert said == [f"gpu-check: tests {first}: passed against failed",
+                    f"gpu-check: gallery {bad}: True against False",
+                    "gpu-check: sanitizer memcheck: absent against "
+                    "{'ok': False, 'errors': 2, 'variants': ['v']}"]
+    report["hypothesis_profile"] = "ci"
+    assert any(line.startswith("tally k: absent against") for line in
+               schema.differences(schema.load(two) | {"hypothesis_profile": "ci"}, report))
+    assert cli.main(["--same-content", str(two), str(tmp_path / "missing.json")]) == 2
+
+
 def test_a_spread_run_balances_by_the_earlier_report():
     """The variants that took long in the earlier report are spread first; the gallery's time
     counts against the first group."""

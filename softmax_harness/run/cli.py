@@ -46,6 +46,11 @@ def parser() -> argparse.ArgumentParser:
                         "with 1/N); set by the spread run for each of its children")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
                    help="join shard reports of one tree into --out (no GPU needed)")
+    p.add_argument("--same-content", nargs=2, type=Path, default=None, metavar=("REPORT", "OTHER"),
+                   help="whether two reports found the same (every test's outcome, the gallery, the "
+                        "sanitizers, the digests; the tallies under the derandomised ci profile), apart "
+                        "from times and devices: a run spread over GPUs against one on one GPU (no GPU "
+                        "needed)")
     p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
                    help="stop the tests still to run after this many seconds and write the report "
                         "(they are recorded as 'not run'; finish them with --rest-of)")
@@ -78,6 +83,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
+        if args.same_content:
+            first, second = (schema.load(path) for path in args.same_content)
+            found = schema.differences(first, second)
+            for line in found:
+                print(f"gpu-check: {line}")
+            if not found:
+                print(f"gpu-check: {args.same_content[0]} and {args.same_content[1]} found the same "
+                      f"({len(first['tests'])} tests)")
+            return 1 if found else 0
         if args.merge:
             report = schema.merge([schema.load(path) for path in args.merge])
             schema.write(report, args.out)
@@ -100,7 +114,7 @@ def main(argv=None) -> int:
             raise ValueError(f"--groups-per-gpu spreads the suite over children; {one_child[0]} runs it "
                              "in one")
         names, bad = select(plan)  # an unknown name is an error before any GPU question
-    except (ValueError, catalog.UnknownVariantError) as exc:
+    except (OSError, ValueError, catalog.UnknownVariantError) as exc:  # OSError: a report not read
         print(f"gpu-check: {exc}", file=sys.stderr)
         return 2
     if not gpu.available():

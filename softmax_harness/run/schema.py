@@ -135,6 +135,44 @@ def _merge_sanitizer(reports: list[dict]) -> dict:
     return sanitizer
 
 
+#: A tally's fields that say what was found (its ``seconds`` say how long it took).
+_TALLY_FOUND = ("checks", "failed_checks", "rows", "max_ulps", "max_bound_ratio")
+
+
+def content(report: dict) -> dict:
+    """What a run found, apart from how and where it ran (times, devices, groups, shards, logs):
+    the digests it ran on, its Hypothesis profile, each test's outcome, the gallery's catches, each
+    sanitizer's verdict over its variants and each kernel's tally. A run spread over several GPUs
+    and a run on one find the same where the suite is deterministic: the tallies under a profile
+    that draws at random (``dev``) differ from run to run, so :func:`differences` leaves them out."""
+    return {
+        "digests": {k: report.get(k) for k in ("kernels_sha256", "variants_sha256", "suite_sha256")},
+        "profile": report["hypothesis_profile"],
+        "tests": {t["nodeid"]: t["outcome"] for t in report["tests"]
+                  if not t["nodeid"].startswith("sanitizer::")},
+        "gallery": dict(report["gallery"]["caught"]),
+        "sanitizer": {k: {"ok": r["ok"], "errors": r.get("errors"), "variants": sorted(r["variants"])}
+                      for k, r in report["sanitizer"].items()},
+        "tally": {k: {f: t.get(f) for f in _TALLY_FOUND} for k, t in report["tally"].items()},
+    }
+
+
+def differences(first: dict, second: dict, most: int = 20) -> list[str]:
+    """Where two reports differ in :func:`content`, a line each (the first ``most``, then a count of
+    the rest); empty where they found the same."""
+    a, b = content(first), content(second)
+    found = [f"{key} differ" for key in a["digests"] if a["digests"][key] != b["digests"][key]]
+    if a["profile"] != b["profile"]:
+        found.append(f"Hypothesis profile {a['profile']} against {b['profile']}")
+    derandomised = a["profile"] == b["profile"] == "ci"
+    for part in ("tests", "gallery", "sanitizer") + (("tally",) if derandomised else ()):
+        for key in sorted(a[part].keys() | b[part].keys()):
+            mine, theirs = a[part].get(key, "absent"), b[part].get(key, "absent")
+            if mine != theirs:
+                found.append(f"{part} {key}: {mine} against {theirs}")
+    return found[:most] + ([f"... and {len(found) - most} more"] if len(found) > most else [])
+
+
 #: The outcomes that ``--rest-of`` runs again.
 RERUN = ("not run", "failed", "error")
 
