@@ -96,14 +96,27 @@ class Fake(Entered):
     __index__ = __int__
 
 
-class Array:
+class _Allocating(type):
+    """Array's type, CuPy's ``ndarray`` in the model: an array the harness makes (the trace's own
+    have a label) goes into the trace as what it is (its shape and type, zeroed or not), whichever
+    CuPy function made it: ``empty_like`` of a C-contiguous array and ``ndarray`` of its shape and
+    type make the same array, and a launch on it is the same launch."""
+
+    def __call__(cls, shape, dtype=np.float32, *args, zeroed=False, **kwargs):
+        array = super().__call__(shape, dtype, *args, **kwargs)
+        if kwargs.get("label") is None:
+            LOG.append(f"allocate {'zeroed ' if zeroed else ''}{array._label}")
+        return array
+
+
+class Array(metaclass=_Allocating):
     """A CuPy array's face: what the harness reads of one (its type's module starts with cupy)."""
 
     __module__ = "cupy._core.core"
 
     def __init__(self, shape, dtype, ptr=None, contiguous=True, label=None):
         _ALLOCATED[0] += 1
-        self.shape = tuple(shape)
+        self.shape = (shape,) if isinstance(shape, int) else tuple(shape)
         self.dtype = _dtype(dtype)
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape)) if self.shape else 1
@@ -132,8 +145,16 @@ def _empty_like(_, x, *args, **kwargs):
     return Array(x.shape, kwargs.get("dtype", x.dtype))
 
 
+def _empty(_, shape, dtype=np.float32, **kwargs):
+    return Array(shape, dtype)
+
+
+def _zeros_like(_, x, *args, **kwargs):
+    return Array(x.shape, kwargs.get("dtype", x.dtype), zeroed=True)
+
+
 def _zeros(_, shape, dtype=np.float32, **kwargs):
-    return Array(shape if isinstance(shape, tuple) else (shape,), dtype)
+    return Array(shape, dtype, zeroed=True)
 
 
 def _device(fake, device_id=0, *args):
@@ -176,15 +197,15 @@ def _launch(fake, function, gx, gy, gz, bx, by, bz, smem, stream, params, *extra
     LOG.append(f"  parameters {show([v.value for v in values]) if values is not None else 'unknown'}")
 
 
-ANSWERS = {"empty_like": _empty_like, "empty": lambda f, shape, dtype=np.float32, **k: Array(shape, dtype),
-           "zeros": _zeros, "zeros_like": _empty_like, "Device": _device, "get_current_stream": _stream,
+ANSWERS = {"empty_like": _empty_like, "empty": _empty, "zeros": _zeros, "zeros_like": _zeros_like,
+           "Device": _device, "get_current_stream": _stream,
            "ExternalStream": _stream, "Stream": _stream,
            "occupancyMaxActiveBlocksPerMultiprocessor": _occupancy, "RawModule": _raw_module,
            "launchKernel": _launch, "launchCooperativeKernel": _launch, "count_nonzero": lambda *a: 0}
 CODES: list[str] = []
 #: the calls that write themselves into the trace: a launch's argument block lies at a host
-#: address, and a module's source is recorded apart
-SELF_WRITTEN = (_launch, _raw_module)
+#: address, a module's source is recorded apart, and an allocation is written as the array made
+SELF_WRITTEN = (_launch, _raw_module, _empty_like, _empty, _zeros_like, _zeros)
 TEXT = "--text" in sys.argv  # the traces themselves in the answer, to read
 #: the lines of a launch: through the driver (the harness's plans), or a kernel called (a launcher's)
 LAUNCHES = ("cupy_backends.cuda.api.driver.launch", "module.get_function()(")
