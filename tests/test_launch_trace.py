@@ -1,10 +1,12 @@
 """The launch trace (``softmax_harness/run/launch_trace.py``), without a GPU: an edit to the launch
-path that launches every variant alike leaves every trace as it was, and one that moves a launch,
-the parameters packed or a refusal moves the traces of exactly the variants it touches; through
+path that launches every variant alike leaves every trace as it was (the output made by another
+CuPy function as the same array among them), and one that moves a launch, an allocation, the
+parameters packed or a refusal moves the traces of exactly the variants it touches; through
 it ``tools/sass-same`` carries the others across a launch-path change."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -21,6 +23,11 @@ REFS = ["onepass_vec4_c1024", "split_row_smem_f32", "cluster_push_c65536", "onep
 #: the clusters of more than 512 threads given 16 bytes more shared memory a launch
 BIGGER_CLUSTERS = ("return (n_rows * spec.cluster,), (spec.threads,), ",
                    "return (n_rows * spec.cluster,), (spec.threads,), 16 * (spec.threads > 512) + ")
+
+
+#: a dispatched call's output as variant.py makes it: CuPy's empty_like of x, or ndarray of x's
+#: shape and type (the same C-contiguous array)
+OUTPUT = re.compile(r"out = (?:cupy|_cupy\(\))\.(empty_like\(x\)|ndarray\(x\.shape, x\.dtype\))")
 
 
 def _copy(root: Path) -> Path:
@@ -58,6 +65,17 @@ def test_a_launch_path_edit_moves_the_traces_of_the_variants_it_launches_otherwi
     _edit(package / "driver.py", "value.value = operands[index]\n", "value.value = 2 * operands[index]\n")
     assert _moved(tree) == {"scaled_bias_online_split"}
     shutil.copyfile(sass.harness_tree() / "softmax_harness" / "driver.py", package / "driver.py")
+    # the output made the other way (empty_like or ndarray of x's shape and type): the same array
+    text = (package / "variant.py").read_text()
+    made = OUTPUT.search(text)
+    other = "ndarray(x.shape, x.dtype)" if made.group(1).startswith("empty_like") else "empty_like(x)"
+    (package / "variant.py").write_text(text.replace(made.group(0), f'out = __import__("cupy").{other}'))
+    assert _moved(tree) == set()
+    # ... of the shape transposed: every variant (a launcher's output is made before it runs)
+    (package / "variant.py").write_text(text.replace(made.group(0), 'out = __import__("cupy").ndarray('
+                                                     "x.shape[::-1], x.dtype)"))
+    assert _moved(tree) == set(REFS)
+    shutil.copyfile(sass.harness_tree() / "softmax_harness" / "variant.py", package / "variant.py")
     # a strided input no longer refused: every variant (a launcher's is checked before it runs)
     _edit(package / "variant.py", "if not x.flags.c_contiguous:", "if False:")
     assert _moved(tree) == set(REFS)
