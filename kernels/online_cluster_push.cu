@@ -15,6 +15,13 @@
 // below the size leaves -inf. Exponentials on the special-function unit (fast_math). Needs sm_90 (clusters); on
 // older GPUs the kernel traps, and the dispatcher takes the next entry of its table.
 //
+// cluster16_push_*: a row over 16 blocks of 32 elements a thread (a cluster past the portable 8,
+// which the launch allows: variant.py), for a few long rows, whose latency is the time of one
+// block's share: 16 blocks read a row in about half the time of 8 (one row of 151936 in 16
+// bits: 6.9 µs on the 8 blocks of the size 163840, where Quack's cluster of 16 took 5.6 in run
+// 0038). For many rows the 8-block kernels stay (fp32 262144 on 16 blocks of 512 threads of 32:
+// 0.938 of a copy against 0.941, reports/measurements/push_trials_lost.jsonl).
+//
 // @variant name=cluster_push_c65536 kernel=cluster_push_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c73728 kernel=cluster_push_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c98304 kernel=cluster_push_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 fast_math=true exp=ex2
@@ -34,6 +41,18 @@
 // @variant name=cluster_push_bf16_c131072 kernel=cluster_push_bf16_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c163840 kernel=cluster_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c262144 kernel=cluster_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c65536 kernel=cluster16_push_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c65536 kernel=cluster16_push_f16_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c65536 kernel=cluster16_push_bf16_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c131072 kernel=cluster16_push_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c131072 kernel=cluster16_push_f16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c131072 kernel=cluster16_push_bf16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c163840 kernel=cluster16_push_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c163840 kernel=cluster16_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840 kernel=cluster16_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c262144 kernel=cluster16_push_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c262144 kernel=cluster16_push_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c262144 kernel=cluster16_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
 #include "include/live_tile.cuh"
@@ -70,11 +89,12 @@ __device__ __forceinline__ void push_row(const T* __restrict__ x, T* __restrict_
 
 }  // namespace
 
-#define PUSH_KERNEL(NAME, T, THREADS, E)                                                                 \
-    extern "C" __global__ void SH_CLUSTER_DIMS(8) __launch_bounds__(THREADS)                              \
+#define PUSH_KERNEL_OF(NAME, T, CLUSTER, THREADS, E)                                                      \
+    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS)                        \
         NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols) {                        \
-        push_row<T, 8, THREADS, E>(x, y, n_cols);                                                        \
+        push_row<T, CLUSTER, THREADS, E>(x, y, n_cols);                                                  \
     }
+#define PUSH_KERNEL(NAME, T, THREADS, E) PUSH_KERNEL_OF(NAME, T, 8, THREADS, E)
 
 PUSH_KERNEL(cluster_push_c65536, float, 256, 32)
 PUSH_KERNEL(cluster_push_c73728, float, 288, 32)
@@ -95,3 +115,14 @@ PUSH_KERNEL(cluster_push_bf16_c98304, sh::bf16_t, 384, 32)
 PUSH_KERNEL(cluster_push_bf16_c131072, sh::bf16_t, 512, 32)
 PUSH_KERNEL(cluster_push_bf16_c163840, sh::bf16_t, 320, 64)
 PUSH_KERNEL(cluster_push_bf16_c262144, sh::bf16_t, 512, 64)
+
+// A size of the 16-block clusters in each type: 32 elements a thread.
+#define PUSH16_KERNELS(SIZE, THREADS)                                                                    \
+    PUSH_KERNEL_OF(cluster16_push_c##SIZE, float, 16, THREADS, 32)                                       \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE, sh::half_t, 16, THREADS, 32)                              \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE, sh::bf16_t, 16, THREADS, 32)
+
+PUSH16_KERNELS(65536, 128)
+PUSH16_KERNELS(131072, 256)
+PUSH16_KERNELS(163840, 320)
+PUSH16_KERNELS(262144, 512)

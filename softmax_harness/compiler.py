@@ -151,7 +151,9 @@ def compile_offline(path: Path, arch: str = "sm_90", extra_options=()) -> dict:
     try:
         err = nvrtc.nvrtcCompileProgram(prog, len(options), [o.encode() for o in options])[0]
         (size,) = check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
-        log = b" " * size
+        # NVRTC writes into the buffer: never one the interpreter shares (an empty log has size 1,
+        # and b" " * 1 is b" " itself: written, every b" " of the process became b"\x00")
+        log = bytes(size + 1)
         check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
         log = log.decode(errors="replace").rstrip("\x00").strip()
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:

@@ -12,7 +12,9 @@ blocks, every element read once, part of each slice in shared memory) up to 2**2
 to 57344 on its 512-thread version, one block a row); then, for fp32, the fastest two-pass kernel. A row
 length picks the first entry whose limit admits it and whose kernel runs on the device. A few
 long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the cluster push kernel sized
-to the row first (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there.
+to the row first (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there;
+one row a cluster of 16 blocks (``ONE_ROW_TABLE``), and up to a few hundred rows of a 32000 vocabulary
+the cluster of 8 sized 65536 rather than a tile (``SHORT_FEW_ROWS``).
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
 16-byte chunk of the tile's size does not fit with its shift and goes element by element, with
@@ -370,36 +372,69 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
            n_rows: int | None = None):
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
     ``aligned``: every row starts at a 16-byte boundary; ``n_rows``, where known: a few long rows
-    (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`, :data:`FEW_ROWS_FROM`) take
-    :data:`FEW_ROWS_TABLE` first. Remembered: the choice took 4.7-8.1 µs of a call's host time
-    (reports/measurements/host_overhead_breakdown.json)."""
-    few = n_rows is not None and 0 < n_rows <= FEW_ROWS and n_rows * n_cols <= FEW_ROWS_ELEMENTS \
-        and n_cols >= _FEW_FROM_ANY  # (each type's own start, FEW_ROWS_FROM, in _choose)
-    return _choose(n_cols, device_id, dtype, bool(aligned), few)
+    (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`, :data:`FEW_ROWS_FROM`, :data:`SHORT_FEW_ROWS`)
+    take :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` first. Remembered: the choice took
+    4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
+    # (each type's own limits in _choose)
+    few = n_rows is not None and 0 < n_rows <= _FEW_ROWS_ANY and n_cols >= _FEW_FROM_ANY
+    return _choose(n_cols, device_id, dtype, bool(aligned), n_rows if few else 0)
 
 
+#: One long row over a cluster of 16 blocks sized to it (``cluster16_push_*``,
+#: kernels/online_cluster_push.cu, sm_90, its launch allowing a cluster past the portable 8), whose
+#: latency is one block's share of the row, half the 8 blocks' share. Cold L2
+#: (reports/measurements/few_rows_cluster16.jsonl, medians of 20): one row of 32000-262144 in 4.7-7.8
+#: µs against the 8 blocks' 4.8-8.9 (fp32 151936: 6.05 against 7.30, 262144: 7.78 against 8.86; bf16
+#: 151936: 5.84 against 6.91, 262144: 6.51 against 7.65); from 8 rows the 8 blocks are level or
+#: ahead at some lengths (fp32 8 x 262144: 10.9 against 12.5), and keep them.
+_CLUSTER16_SIZES = (65536, 131072, 163840, 262144)
+ONE_ROW_TABLE = {name: tuple((size, f"cluster16_push{short}_c{size}") for size in _CLUSTER16_SIZES)
+                 for name, short in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
+#: type -> up to how many rows of FEW_ROWS_FROM to 32768 columns (the tiles' longest) go over the
+#: cluster of 8 sized 65536 rather than a block a row: 64 rows of 32000 in 9.30 µs against the
+#: tile's 11.09 (fp32) and 8.03-8.08 against 8.90-8.93 (16 bits), 256 rows in 22.1 against 25.7
+#: (fp32), where in 16 bits the tiles stay ahead (14.4-14.7 against 16.5): few_rows_cluster16.jsonl.
+SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
 _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
+_FEW_ROWS_ANY = max(FEW_ROWS, *SHORT_FEW_ROWS.values())
 
 
-def _sized_cluster(n_cols: int, dtype: str, slack: int):
-    """The kernel of :data:`FEW_ROWS_TABLE` sized to the row (the smallest that holds it with a
-    misaligned row's shift), or None: where that size waits in staging/, a larger one does not
-    stand in (each size up measured slower on the same rows: reports/measurements/few_rows_push.jsonl)."""
-    for limit, name in FEW_ROWS_TABLE.get(dtype, ()):
+def _sized_cluster(table, n_cols: int, dtype: str, slack: int):
+    """The kernel of ``table`` (:data:`FEW_ROWS_TABLE`, :data:`ONE_ROW_TABLE`) sized to the row
+    (the smallest that holds it with a misaligned row's shift), or None: where that size waits in
+    staging/, a larger one does not stand in (each size up measured slower on the same rows:
+    reports/measurements/few_rows_push.jsonl)."""
+    for limit, name in table.get(dtype, ()):
         if n_cols <= limit - slack:
             return _by_name().get(name)
     return None
 
 
+def _few_rows(n_cols: int, rows: int, dtype: str, slack: int, device_id: int | None):
+    """The cluster kernel for ``rows`` rows of ``n_cols`` (from FEW_ROWS_FROM columns on), or None
+    where the table's choice stands."""
+    candidates = []
+    if rows == 1:
+        candidates.append(ONE_ROW_TABLE)
+    if (rows <= FEW_ROWS and rows * n_cols <= FEW_ROWS_ELEMENTS) or \
+            (n_cols <= _SIZES[-1] and rows <= SHORT_FEW_ROWS[dtype]):
+        candidates.append(FEW_ROWS_TABLE)
+    for table in candidates:
+        v = _sized_cluster(table, n_cols, dtype, slack)
+        if v is not None and (device_id is None or v.runs_here(device_id)):
+            return v
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
-def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, few: bool = False):
+def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, rows: int = 0):
     fmt = dtypes.of(dtype)
     entries = TABLE.get(fmt.name, ())
     table = _by_name()
     slack = 0 if aligned else 16 * 8 // fmt.bits - 1  # room for a misaligned row's shift
-    if few and n_cols >= FEW_ROWS_FROM[fmt.name]:
-        v = _sized_cluster(n_cols, fmt.name, slack)
-        if v is not None and (device_id is None or v.runs_here(device_id)):
+    if rows and n_cols >= FEW_ROWS_FROM[fmt.name]:
+        v = _few_rows(n_cols, rows, fmt.name, slack, device_id)
+        if v is not None:
             return v
     for limit, name in entries:
         v = table.get(name)  # a kernel waiting in staging/ for the GPU suite is not taken

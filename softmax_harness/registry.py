@@ -320,10 +320,23 @@ def parse_file(path: Path) -> list[VariantSpec]:
     return specs
 
 
+#: Folders under a root that hold other people's files: a project's virtual environment (the
+#: package's own kernels among them), installed packages, version control.
+_NOT_KERNELS = {"site-packages", "node_modules", "__pycache__"}
+
+
+def kernel_files(root: Path) -> list[Path]:
+    """The ``*.cu`` files under ``root``, but those in a hidden folder (``.venv``, ``.git``) or a
+    folder of installed packages (:data:`_NOT_KERNELS`) below it."""
+    root = Path(root)
+    return [path for path in sorted(root.rglob("*.cu")) if not any(
+        part.startswith(".") or part in _NOT_KERNELS for part in path.relative_to(root).parts[:-1])]
+
+
 def skipped(root: Path = KERNELS_DIR) -> list[tuple[Path, str]]:
     """The ``*.cu`` files under ``root`` that discovery leaves out, each with the reason."""
     out = []
-    for path in sorted(Path(root).rglob("*.cu")):
+    for path in kernel_files(root):
         try:
             parse_file(path)
         except NoHeaderError:
@@ -335,7 +348,7 @@ def discover(root: Path = KERNELS_DIR) -> list[VariantSpec]:
     """Every variant under ``root`` (``*.cu`` and ``known_bad/*.cu``), names checked unique; a file
     without a header is left out (:func:`skipped` names it), a malformed header raises."""
     specs: list[VariantSpec] = []
-    for path in sorted(Path(root).rglob("*.cu")):
+    for path in kernel_files(root):
         try:
             specs.extend(parse_file(path))
         except NoHeaderError:

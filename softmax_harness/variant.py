@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +16,9 @@ from .reference import array_module
 from .registry import KERNELS_DIR, VariantSpec
 
 INT32_MAX = 2**31 - 1
+#: CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED: a cluster of more than 8 blocks (16 on
+#: Hopper) launches only where its function allows it.
+NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14
 
 
 #: type -> whether it is CuPy's: a call asks it of each operand, and asking the type's module
@@ -30,21 +35,42 @@ def _is_cupy_array(x) -> bool:
     return known
 
 
-def _layout(arrays, out):
-    """What decides whether a call's operands are of the right kinds, types and shapes: each
-    CuPy array's (dtype, shape, strides), ``float`` for a number, None for no output; None where
-    an operand is anything else (then every check runs)."""
-    key = []
-    for a in (*arrays, out):
-        if a is None:
-            key.append(None)
-        elif _is_cupy_array(a):
-            key.append((a.dtype, a.shape, a.strides))
-        elif isinstance(a, (int, float, np.integer, np.floating)):
+_NUMBERS = (int, float, np.integer, np.floating)
+
+
+def _layout(arrays, out) -> tuple:
+    """(layout, addresses) in one pass over a call's operands. The layout is what decides whether
+    they pass every check but an output's overlap and the scalars' values: each CuPy array's
+    (type, dtype, shape, strides, address modulo 16, which fixes its alignment), ``float`` for a
+    number, None for no output; None where an operand is anything else (then every check runs).
+    The addresses: each input array's device address, each number as given."""
+    key, addresses = [], []
+    for a in arrays:
+        if _is_cupy_array(a):
+            ptr = a.data.ptr
+            key.append((type(a), a.dtype, a.shape, a.strides, ptr & 15))
+            addresses.append(ptr)
+        elif isinstance(a, _NUMBERS):
             key.append(float)
+            addresses.append(a)
         else:
-            return None
-    return tuple(key)
+            return None, None
+    if out is None:
+        key.append(None)
+    elif _is_cupy_array(out):
+        key.append((type(out), out.dtype, out.shape, out.strides, out.data.ptr & 15))
+    else:
+        return None, None
+    return tuple(key), tuple(addresses)
+
+
+def _cupy():
+    """CuPy, imported at a call's first need (the package imports without it): an ``import``
+    statement run again each call cost 0.2-0.3 µs of it (tools/host-python-share)."""
+    cupy = sys.modules.get("cupy")
+    if cupy is None:
+        import cupy
+    return cupy
 
 
 @functools.cache
@@ -157,15 +183,39 @@ class Variant:
 
     def _checked(self, arrays, out) -> tuple:
         """:meth:`check_input` on ``arrays`` and ``out``; the inputs' device addresses (ints, the
-        scalars as given), read once for the checks and the launch."""
-        layout = _layout(arrays, out)
+        scalars as given), read once for the checks and the launch. Operands in a layout checked
+        before (:func:`_layout`) have left to check only the scalars' values and the output's
+        overlap; anything amiss there takes every check, which names it."""
+        layout, addresses = _layout(arrays, out)
         if layout is None or layout not in self._layouts:
             self._check_layout(arrays, out)
+            addresses = self._check_values(arrays, out)
             if layout is not None:
                 if len(self._layouts) >= 64:
                     self._layouts.clear()
                 self._layouts.add(layout)
-        return self._check_values(arrays, out)
+            return addresses
+        for i in self._scalar_at:
+            if not math.isfinite(addresses[i]):
+                return self._check_values(arrays, out)
+        if out is not None:
+            lo_o = out.data.ptr
+            hi_o = lo_o + out.nbytes
+            for i in self._array_at:
+                lo_x = addresses[i]
+                if lo_o < lo_x + arrays[i].nbytes and lo_x < hi_o:
+                    return self._check_values(arrays, out)
+        return addresses
+
+    @functools.cached_property
+    def _scalar_at(self) -> tuple[int, ...]:
+        """The positions of the op's scalar inputs (``scale``)."""
+        return tuple(i for i, name in enumerate(self.op.inputs) if name in SCALAR_ROLES)
+
+    @functools.cached_property
+    def _array_at(self) -> tuple[int, ...]:
+        """The positions of the op's array inputs."""
+        return tuple(i for i, name in enumerate(self.op.inputs) if name not in SCALAR_ROLES)
 
     def _check_layout(self, arrays, out) -> None:
         """What the operands' types, shapes and strides decide."""
@@ -245,7 +295,7 @@ class Variant:
         """(grid, block, shared_mem_bytes) for a launch over ``n_rows`` rows."""
         spec = self.spec
         if spec.geometry == "cluster-per-row":
-            return (n_rows * spec.cluster,), (spec.threads,), 0
+            return (n_rows * spec.cluster,), (spec.threads,), spec.smem
         if spec.geometry == "split-row":
             return (spec.blocks_per_sm * multiprocessor_count(device_id),), (spec.threads,), spec.smem
         grid = -(-n_rows // spec.rows_per_block)
@@ -255,13 +305,11 @@ class Variant:
         return (grid,), (spec.threads,), smem
 
     def __call__(self, *arrays, out=None):
-        import cupy
-
         arrays, out = self._arrays(arrays, out)
         addresses = self._checked(arrays, out)
         x = arrays[0]
-        if out is None:
-            out = cupy.empty_like(x)
+        if out is None:  # x is C-contiguous: the same array as empty_like's, without its Python
+            out = _cupy().ndarray(x.shape, x.dtype)
         n_rows, n_cols = x.shape
         if n_rows == 0 or n_cols == 0:
             return out
@@ -288,9 +336,7 @@ class Variant:
         if plan is None:
             plan = self._plan(n_rows, n_cols, itemsize, device_id)
         if stream is None:
-            import cupy
-
-            stream = cupy.cuda.get_current_stream()
+            stream = _cupy().cuda.get_current_stream()
         if not plan.cooperative:
             plan(operands, stream.ptr)
             return
@@ -310,6 +356,9 @@ class Variant:
         memory and the kernel's parameters in order (an operand, or a constant), with a split-row
         launch's workspace and blocks a row (``split_plan``, over the blocks that fit at once: the
         occupancy API decides, as a profiler or sanitizer may take registers)."""
+        if self.spec.launcher is not None:  # its grid is the launcher's to choose
+            raise self._error(TypeError, f"launches through its launcher={self.spec.launcher}: call it "
+                              "on arrays, not launch() on addresses")
         import cupy
 
         self._require_device(device_id)
@@ -320,6 +369,8 @@ class Variant:
             kernel = getattr(function, "kernel", function)  # RawKernel -> this device's Function
             if smem > max(48 * 1024, self._smem_asked):  # beyond the default a launch must ask for it
                 function.max_dynamic_shared_size_bytes = self._smem_asked = smem
+            if spec.cluster > 8:  # so must a cluster past the portable size
+                cupy.cuda.driver.funcSetAttribute(kernel.ptr, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
             parts = None
             if spec.geometry == "split-row":
                 if device_id not in self._resident:

@@ -119,6 +119,18 @@ def test_a_call_in_a_layout_passed_before_is_still_refused_for_its_values(fake):
                                                        (0x1000_0000, 0x3000_0000, 2.0, 0x2000_0000)]
 
 
+def test_a_kernel_with_a_launcher_of_its_own_is_refused_a_launch_on_addresses(monkeypatch):
+    """``launch`` takes addresses and a grid of the harness's making; a kernel declared with
+    ``launcher=`` chooses its own grid, so a launch of it is refused in one line (before anything
+    is compiled), where it divided by zero."""
+    from softmax_harness import catalog
+
+    variant = catalog.variant("bad_own_stream")
+    with pytest.raises(TypeError, match=r"^softmax variant 'bad_own_stream': launches through its "
+                                        r"launcher=own_stream_launch:launch: call it on arrays"):
+        variant.launch((0x1000, 0x2000), 4, 256, 4, 0, types.SimpleNamespace(ptr=0))
+
+
 def test_an_empty_batch_launches_nothing(fake):
     from softmax_harness.bound import bind
 

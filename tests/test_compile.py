@@ -116,8 +116,6 @@ print(repr(" ".encode()))
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the fix, staging/compile_log.patch, changes compiler.py: it waits "
-                   "for the whole GPU suite (until then every caller passes -Xptxas=-v: a log never empty)")
 def test_an_empty_log_leaves_the_interpreters_bytes_alone(tmp_path):
     """NVRTC writes its log into the buffer it is given; an empty log is one byte, and b" " * 1 is
     the interpreter's own b" ": written, every b" " of the process became b"\\x00" (seen as lost

@@ -44,6 +44,16 @@ def test_a_variants_digest_follows_its_file_its_includes_and_the_launch_path(tmp
     assert all(a != b for a, b in zip(carry.variant_digests(refs).values(), moved.values(), strict=True))
 
 
+def test_a_variants_digest_follows_its_python_launcher_beside_it(tmp_path):
+    header = "// @variant name=k3 kernel=k3 algorithm=safe launcher=k3_launch:launch\n"
+    (tmp_path / "k3.cu").write_text(header + BODY.format(name="k3"))
+    (tmp_path / "inc.cuh").write_text("#pragma once\n")
+    (tmp_path / "k3_launch.py").write_text("def launch(function, x, out):\n    pass\n")
+    before = carry.variant_digests([f"k3@{tmp_path}"])
+    (tmp_path / "k3_launch.py").write_text("def launch(function, x, out):\n    pass  # edited\n")
+    assert carry.variant_digests([f"k3@{tmp_path}"]) != before
+
+
 def _earlier(refs, digests, bad="bad_early_return"):
     k1, k2 = refs
     sanitizer = {

@@ -202,3 +202,15 @@ def test_a_launcher_is_imported_from_beside_its_kernel(tmp_path, monkeypatch):
     with pytest.raises(SubjectError, match="softmax variant 'l': launcher 'not_there:launch': "
                                            "module 'not_there' does not import"):
         Variant(spec)._launcher()
+
+
+def test_discovery_leaves_out_hidden_folders_and_installed_packages(tmp_path):
+    """``check .`` in a project: its virtual environment holds the package's own kernels (and
+    installed packages, other people's), which are not the project's."""
+    kernel = (registry.KERNELS_DIR / "online_warp.cu").read_text()
+    for folder in ("mine", ".venv/lib/python3.12/site-packages/softmax_harness/kernels",
+                   "venv/lib/python3.12/site-packages/other", ".git/objects", "node_modules/pkg"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "online_warp.cu").write_text(kernel)
+    assert [s.path for s in discover(tmp_path)] == [tmp_path / "mine" / "online_warp.cu"]
+    assert discover(tmp_path / ".git")  # a folder named is searched, hidden or not

@@ -65,3 +65,89 @@ def test_a_bad_binding_is_refused_in_one_line(ours):
     device = r"^softmax_harness\.torch\.softmax: expected a CUDA tensor, got one on cpu$"
     with pytest.raises(TypeError, match=device):
         ours.bind("softmax", x)
+
+
+@pytest.fixture
+def launches(ours, monkeypatch):
+    """CPU tensors taken for CUDA ones on an sm_90 device 0; each launch recorded (the variant's
+    name, the addresses, rows, cols) instead of run; no layout remembered yet."""
+    import importlib
+
+    from softmax_harness import dispatch
+
+    # the module (the package's front names its function `variant`, which hides it as an attribute)
+    variant = importlib.import_module("softmax_harness.variant")
+    cuda0 = torch.device("cuda", 0)
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.Tensor, "device", property(lambda self: cuda0))
+    monkeypatch.setattr(ours, "_raw_stream", lambda device: 0)
+    monkeypatch.setattr(ours, "_cupy_device", lambda: 0)
+    monkeypatch.setattr(variant, "compute_capability", lambda device_id: 90)
+    seen = []
+
+    def launch(self, operands, rows, cols, size, device, stream=None):
+        seen.append((self.name, tuple(operands), rows, cols))
+
+    monkeypatch.setattr(variant.Variant, "launch", launch)
+    monkeypatch.setattr(ours, "_LAYOUTS", {})
+    yield seen
+    dispatch._choose.cache_clear()
+    dispatch._choose_op.cache_clear()
+
+
+@pytest.fixture
+def choices(ours, monkeypatch):
+    """Each time a call checks its tensors and chooses its variant: (op, dtype, aligned)."""
+    made = []
+    check, choose = ours._check, ours._variant
+
+    def checked(op, tensors, dim):
+        made.append(op)
+        return check(op, tensors, dim)
+
+    def chosen(op, n_cols, n_rows, device, dtype, aligned):
+        made.append((op, dtype, aligned))
+        return choose(op, n_cols, n_rows, device, dtype, aligned)
+
+    monkeypatch.setattr(ours, "_check", checked)
+    monkeypatch.setattr(ours, "_variant", chosen)
+    return made
+
+
+def test_a_call_in_a_layout_seen_before_only_allocates_and_launches(ours, launches, choices):
+    first, again = torch.randn(8, 4096), torch.randn(8, 4096)
+    out_first = ours.softmax(first)
+    out_again = ours.softmax(again)
+    assert choices == ["softmax", ("softmax", "float32", True)]  # the first call's alone
+    (name, addresses, rows, cols), repeat = launches
+    assert repeat == (name, (again.data_ptr(), out_again.data_ptr()), 8, 4096)
+    assert addresses == (first.data_ptr(), out_first.data_ptr())
+    assert out_again.shape == again.shape and out_again.dtype == again.dtype
+
+
+def test_a_layout_unlike_every_one_seen_is_checked_and_chosen_again(ours, launches, choices):
+    ours.softmax(torch.randn(8, 4096))
+    ours.softmax(torch.randn(8, 4096).to(torch.bfloat16))
+    misaligned = torch.randn(8 * 4096 + 1)[1:].view(8, 4096)  # contiguous, 4 bytes past a boundary
+    ours.softmax(misaligned)
+    ours.softmax(torch.randn(8, 4096), dim=0)  # along another dim: copies, never remembered
+    ours.softmax(torch.randn(8, 4096), dim=0)
+    chosen = [c for c in choices if isinstance(c, tuple)]
+    assert chosen == [("softmax", "float32", True), ("softmax", "bfloat16", True),
+                      ("softmax", "float32", False), ("softmax", "float32", True),
+                      ("softmax", "float32", True)]
+    assert launches[2][1][0] == misaligned.data_ptr()
+
+
+def test_a_gradient_unlike_the_output_is_refused_after_a_remembered_backward(ours, launches, choices):
+    y, dy = torch.rand(4, 1000), torch.randn(4, 1000)
+    ours.softmax_backward(y, dy)
+    ours.softmax_backward(y, dy)
+    assert len(launches) == 2 and choices.count("softmax_backward") == 1
+    unlike = r"^softmax_harness\.torch\.softmax_backward: dy is torch\.bfloat16 \(4, 1000\) on cuda:0, " \
+             r"the output torch\.float32 \(4, 1000\) on cuda:0: they must match$"
+    with pytest.raises(ValueError, match=unlike):
+        ours.softmax_backward(y, dy.to(torch.bfloat16))
+    with pytest.raises(ValueError, match="they must match"):
+        ours.softmax_backward(y, torch.randn(4, 999))
+    assert len(launches) == 2

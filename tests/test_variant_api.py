@@ -398,30 +398,50 @@ def _few(n_cols, n_rows, dtype="float32", aligned=True):
 
 
 def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
-    assert _few(151936, 1) == _few(155648, 8) == "cluster_push_c155648"
+    assert _few(151936, 2) == _few(155648, 8) == "cluster_push_c155648"
     assert _few(200000, 8) == _few(262144, 8) == "cluster_push_c262144"
     # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
     # keep the table
     assert _few(200000, 11) == _few(200000, None) == "split_row_smem_f32"
     assert _few(262144, 9) == _few(262144, None) == "cluster_push_c262144"
     assert _few(31999, 1) == "onepass_vec4_c32768"
-    assert _few(32000, 1) == _few(32768, 16) == "cluster_push_c65536"
-    assert _few(32000, 1, "bfloat16") == "cluster_push_bf16_c65536"
+    assert _few(32000, 2) == _few(32768, 16) == "cluster_push_c65536"
+    assert _few(32000, 2, "bfloat16") == "cluster_push_bf16_c65536"
     assert _few(32768, 16, "float16") == "cluster_push_f16_c65536"
-    assert _few(32768, 17, "float16") == "onepass_f16_c32768"
+    assert _few(40000, 17, "float16") == _few(40000, None, "float16") == "split_row_smem_f16_b512"
     assert _few(262145, 1) == "split_row_smem_f32"
     assert _few(100000, 0) == "split_row_smem_f32"
 
 
+def test_one_long_row_goes_over_the_cluster_of_16_blocks_sized_to_it():
+    assert _few(151936, 1) == "cluster16_push_c163840"
+    assert _few(32000, 1) == _few(65536, 1) == "cluster16_push_c65536"
+    assert _few(32000, 1, "bfloat16") == "cluster16_push_bf16_c65536"
+    assert _few(128256, 1, "float16") == "cluster16_push_f16_c131072"
+    assert _few(200000, 1, "bfloat16") == _few(262144, 1, "bfloat16") == "cluster16_push_bf16_c262144"
+    assert _few(65535, 1, aligned=False) == "cluster16_push_c131072"  # no room for the shift
+    assert _few(31999, 1) == "onepass_vec4_c32768"
+    assert _few(262145, 1) == "split_row_smem_f32"
+
+
+def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_hundred():
+    assert _few(32000, 64) == _few(32768, 256) == "cluster_push_c65536"
+    assert _few(32000, 64, "bfloat16") == "cluster_push_bf16_c65536"
+    assert _few(32768, 64, "float16") == "cluster_push_f16_c65536"
+    assert _few(32000, 257) == _few(32000, None) == "onepass_vec4_c32768"
+    assert _few(32000, 65, "bfloat16") == "onepass_bf16_c32768"
+    assert _few(31999, 64) == "onepass_vec4_c32768"
+
+
 def test_a_few_rows_take_the_cluster_size_that_holds_them():
-    assert _few(65536, 1) == _few(32769, 8) == "cluster_push_c65536"
-    assert _few(65533, 1, aligned=False) == "cluster_push_c65536"
-    assert _few(65535, 1, aligned=False) == "cluster_push_c73728"  # no room for the shift
+    assert _few(65536, 2) == _few(32769, 8) == "cluster_push_c65536"
+    assert _few(65533, 2, aligned=False) == "cluster_push_c65536"
+    assert _few(65535, 2, aligned=False) == "cluster_push_c73728"  # no room for the shift
     assert _few(80000, 4, "bfloat16") == "cluster_push_bf16_c98304"
     assert _few(110000, 16, "float16") == "cluster_push_f16_c131072"
     assert _few(160000, 8, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(151936, 1, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(143360, 1, "float16") == _few(143360, None, "float16") == "cluster_push_f16_c163840"
+    assert _few(151936, 2, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
+    assert _few(143360, 2, "float16") == _few(143360, None, "float16") == "cluster_push_f16_c163840"
     assert _few(143359, None, "float16") == "split_row_smem_f16"
     assert _few(100000, 17) == _few(100000, None) == "split_row_smem_f32"
 
@@ -429,12 +449,15 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
     from softmax_harness import dispatch
 
-    verified = {k: v for k, v in dispatch._by_name().items() if k != "cluster_push_c131072"}
+    staged = {"cluster_push_c131072", "cluster16_push_c163840"}
+    verified = {k: v for k, v in dispatch._by_name().items() if k not in staged}
     monkeypatch.setattr(dispatch, "_by_name", lambda: verified)
     dispatch._choose.cache_clear()
     try:
-        assert dispatch.choose(120000, dtype="float32", n_rows=1).name == "split_row_smem_f32"
-        assert dispatch.choose(262144, dtype="float32", n_rows=1).name == "cluster_push_c262144"
+        assert dispatch.choose(120000, dtype="float32", n_rows=2).name == "split_row_smem_f32"
+        assert dispatch.choose(262144, dtype="float32", n_rows=2).name == "cluster_push_c262144"
+        # one row whose cluster of 16 is staged: the 8 blocks sized to it
+        assert dispatch.choose(151936, dtype="float32", n_rows=1).name == "cluster_push_c155648"
     finally:
         dispatch._choose.cache_clear()
 

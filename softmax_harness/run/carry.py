@@ -3,8 +3,9 @@ outcomes of the variants whose sources are unchanged since it, and, with ``--sam
 of those whose sources changed but not their machine code (:mod:`.sass`).
 
 A variant's digest covers what decides the code it runs and how it is launched: its kernel file
-and every file that file includes (the expanded source, file by file), the compiler's options,
-and the harness modules that parse its header, compile it and launch it. A run with ``--since``
+and every file that file includes (the expanded source, file by file), its Python launcher where
+it declares one beside it (``launcher=``), the compiler's options, and the harness modules that
+parse its header, compile it and launch it. A run with ``--since``
 runs the variants whose digest differs from the earlier report's (or that it lacks), the
 known-bad kernels likewise, and every test that takes no variant (the dispatcher's, the torch
 operators', the graphs'); it carries the earlier outcomes, sanitizer results and error tallies
@@ -104,10 +105,19 @@ def variant_digests(refs: list[str], tree: Path | None = None) -> dict[str, str]
             if not path.is_file():
                 continue
         h = hashlib.sha256(launch.encode())
-        for source in compiler.sources(path):
+        for source in [*compiler.sources(path), *launcher_file(catalog.variant(ref).spec, path)]:
             h.update(_key(source, tree).encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
         digests[ref] = h.hexdigest()
     return digests
+
+
+def launcher_file(spec, path: Path) -> list[Path]:
+    """The file of the variant's Python launcher (``launcher=module:function``) where it lies
+    beside its kernel file ``path``, as the launch looks for it first; none otherwise."""
+    if not spec.launcher:
+        return []
+    module = path.parent / (spec.launcher.split(":")[0].replace(".", "/") + ".py")
+    return [module] if module.is_file() else []
 
 
 def runs_on(nodeid: str, refs: set[str]) -> bool:
