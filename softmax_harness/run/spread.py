@@ -51,20 +51,23 @@ def _variant_of(nodeid: str, known: set[str]) -> str | None:
     return next((token for token in params.split("-") if token in known), None)
 
 
-def recorded_seconds(report: dict, names: list[str]) -> tuple[dict[str, float], float]:
-    """Each variant's test seconds in an earlier ``report``, and the seconds of the tests that take
-    none (the gallery's batch); sanitizer runs left out."""
-    known = set(names)
+def recorded_seconds(report: dict, names: list[str],
+                     bad: list[str] | None = None) -> tuple[dict[str, float], float]:
+    """Each variant's test seconds in an earlier ``report``, and the seconds of what the first group
+    carries besides: the tests that name none of ``names`` (the gallery and the tests that take no
+    variant) in a run of every variant, or, given ``bad`` (a run of named variants, which runs no
+    other test), the hunts of those known-bad kernels alone; sanitizer runs left out."""
+    known, hunted = set(names), None if bad is None else set(bad)
     seconds = dict.fromkeys(names, 0.0)
     other = 0.0
     for t in report.get("tests", ()):
         if t["nodeid"].startswith("sanitizer::"):
             continue
         variant = _variant_of(t["nodeid"], known)
-        if variant is None:
-            other += t.get("duration") or 0.0
-        else:
+        if variant is not None:
             seconds[variant] += t.get("duration") or 0.0
+        elif hunted is None or _variant_of(t["nodeid"], hunted) is not None:
+            other += t.get("duration") or 0.0
     return seconds, other
 
 
@@ -120,7 +123,7 @@ def run_spread(plan: Plan, gpus: list[dict], log, earlier: Path | None = None,
     seconds, gallery = {}, 0.0
     if earlier is not None and Path(earlier).is_file():
         with contextlib.suppress(ValueError):  # a report of another schema: balanced by count
-            seconds, gallery = recorded_seconds(schema.load(earlier), names)
+            seconds, gallery = recorded_seconds(schema.load(earlier), names, bad if plan.variants else None)
     n = len(gpus)
     groups = balance(names, seconds, n, first_load=gallery if bad else 0.0)
     where = Path(plan.out).with_suffix(".gpus")
