@@ -582,6 +582,31 @@ def test_groups_per_gpu_spread_the_suite_over_children_sharing_one_gpu(monkeypat
     assert sorted(v for d in report["devices"] for v in d["variants"]) == names
 
 
+def test_a_spread_of_named_variants_balances_them_by_their_own_seconds(monkeypatch, tmp_path):
+    """The H100's rehearsal: four variants and a known-bad kernel over two children, balanced by
+    reports/gpu.json, which put all four in the second (the first carried the report's every
+    other test); now two a child, the known-bad kernel's hunts with the first."""
+    from pathlib import Path
+
+    from softmax_harness.run import cli, schema, spread
+
+    def start(command, env, output):
+        output.write_text("child output\n")
+        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
+        return Finished(0)
+
+    monkeypatch.setattr(cli, "visible_gpus", lambda: faked_gpus()[:1])
+    monkeypatch.setattr(cli.gpu, "available", lambda: True)
+    monkeypatch.setattr(spread, "start_child", start)
+    few = ["onepass_vec4_c1024", "split_row_smem_f32", "cluster_push_c65536", "scaled_bias_online_split"]
+    out = tmp_path / "two.json"
+    args = ["--out", str(out), "--groups-per-gpu", "2", "--balance-from", str(schema.REPORT)]
+    assert cli.main([*args, *(f"--variant={v}" for v in [*few, "bad_own_stream"])]) == 0
+    devices = schema.load(out)["devices"]
+    assert [len(d["variants"]) for d in devices] == [2, 2]
+    assert devices[0]["gallery"] == ["bad_own_stream"]
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--groups-per-gpu", "0"], "gpu-check: --groups-per-gpu takes a count of 1 or more, not 0"),
     (["--groups-per-gpu", "2", "--bench"], "gpu-check: --groups-per-gpu shares a GPU between children; "
