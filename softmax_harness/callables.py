@@ -230,6 +230,7 @@ def _candidates(device: str | None = None) -> list[tuple[str, str]]:
 
 def _probe(fn, ref: str, takes_out: bool, op, dtype: str, on: str | None = None) -> tuple[str, str]:
     tried = []
+    needs_cupy = False
     element = dtypes.of(dtype).numpy()
     for arrays, device in _candidates(on):
         try:
@@ -247,8 +248,18 @@ def _probe(fn, ref: str, takes_out: bool, op, dtype: str, on: str | None = None)
         except Exception as exc:  # the probe tells which arrays the callable takes
             why = (str(exc).strip().splitlines() or [""])[0][:160]
             tried.append(f"{arrays} ({device}): {type(exc).__name__}" + (f": {why}" if why else ""))
+            needs_cupy |= _cupy_missing(exc)
+    if needs_cupy and not gpu.available():  # a CuPy callable where no CuPy array can be made: a GPU's to run
+        raise NeedsGPU(f"subject {ref!r} uses CuPy, and no CUDA device is visible")
     raise SubjectError(f"subject {ref!r} runs on no array kind tried ({'; '.join(tried)}); "
                        "declare __softmax_harness__ = {'arrays': ...}")
+
+
+def _cupy_missing(exc: BaseException) -> bool:
+    """Whether ``exc`` is CuPy's absence (not installed) or its failure without a device."""
+    if isinstance(exc, ImportError):
+        return (exc.name or "").partition(".")[0] in ("cupy", "cupyx")
+    return type(exc).__module__.startswith(("cupy", "cupyx"))  # cupy_backends' CUDARuntimeError too
 
 
 def describe(ref: str) -> list[dict]:

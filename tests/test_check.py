@@ -42,6 +42,11 @@ def on_gpu(x):
 
 on_gpu.__softmax_harness__ = {"arrays": "torch", "device": "cuda"}
 
+def with_cupy(x):
+    import cupy
+
+    return cupy.asnumpy(cupy.asarray(good(x)))
+
 typed.__softmax_harness__ = {"arrays": "numpy", "dtype": ["float32", "float16"]}
 '''
 
@@ -196,6 +201,16 @@ def test_a_callable_that_runs_on_a_gpu_alone_is_not_run_without_one_as_a_kernel_
                             cwd=where, capture_output=True, text=True, timeout=600)
     assert plugin.returncode == 0 and "6 skipped" in plugin.stdout, plugin.stdout
     assert "device=cuda, and no CUDA device is visible" in plugin.stdout
+
+
+def test_a_callable_that_uses_cupy_is_not_run_without_a_gpu_nor_refused(tmp_path):
+    """It declares nothing, and no array kind here runs it: CuPy is missing (or has no device), which
+    says it is a GPU's to run, not a subject of the wrong kind."""
+    where = project(tmp_path)
+    done = check(where, "usermod:with_cupy", "usermod:good", "--select", "classic", "--profile", "ci")
+    assert done.returncode == 0 and not done.stderr, done.stdout + done.stderr
+    assert "needs a GPU, not run: subject 'usermod:with_cupy' uses CuPy, and no CUDA device is visible" \
+        in done.stdout
 
 
 def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):
