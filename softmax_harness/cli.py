@@ -1,4 +1,5 @@
-"""Command line: list kernels, reproduce a failure, and (with a GPU) benchmark reports.
+"""Command line: check kernels and callables against the battery, list kernels, reproduce a failure,
+and (with a GPU) measure kernels and report benchmark runs.
 
     softmax-harness check [TARGET...] [--sanitize] [--profile dev]   (a .cu file, a folder, module:function)
     softmax-harness list [--root DIR]
@@ -129,7 +130,7 @@ def _measure(args) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="softmax-harness", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     checking = sub.add_parser("check", help="the battery on kernels and callables, and a verdict table")
     checking.add_argument("targets", nargs="*", metavar="TARGET",
