@@ -506,6 +506,28 @@ def _report_for(command):
                         profile="dev", seconds=float(len(tests)), shard=group)
 
 
+def _children_on_one_gpu(monkeypatch) -> list[str]:
+    """One faked GPU, and each child the spread starts writing :func:`_report_for` its command at
+    once; the list it returns gathers the GPU each child was pinned to."""
+    from pathlib import Path
+
+    from softmax_harness.run import cli, schema, spread
+
+    pinned = []
+
+    def start(command, env, output):
+        pinned.append(env["CUDA_VISIBLE_DEVICES"])
+        output.write_text("child output\n")
+        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
+        return Finished(0)
+
+    one = faked_gpus()[:1]
+    monkeypatch.setattr(cli, "visible_gpus", lambda: one)
+    monkeypatch.setattr(cli.gpu, "available", lambda: True)
+    monkeypatch.setattr(spread, "start_child", start)
+    return pinned
+
+
 def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
     """Four GPUs faked: a child a GPU pinned by CUDA_VISIBLE_DEVICES, every variant in exactly one
     group, the gallery with the first; the third child crashes without a report, which is
@@ -554,28 +576,16 @@ def test_the_suite_spreads_over_a_faked_count_of_gpus(monkeypatch, tmp_path):
 def test_groups_per_gpu_spread_the_suite_over_children_sharing_one_gpu(monkeypatch, tmp_path):
     """One GPU and --groups-per-gpu 2: two children, both pinned to it, every variant in one of
     them, the report naming the GPU once a group (how a host of one GPU runs the spread)."""
-    from pathlib import Path
 
     from softmax_harness import catalog
-    from softmax_harness.run import cli, schema, spread
+    from softmax_harness.run import cli, schema
 
-    pinned = []
-
-    def start(command, env, output):
-        pinned.append(env["CUDA_VISIBLE_DEVICES"])
-        output.write_text("child output\n")
-        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
-        return Finished(0)
-
-    one = faked_gpus()[:1]
-    monkeypatch.setattr(cli, "visible_gpus", lambda: one)
-    monkeypatch.setattr(cli.gpu, "available", lambda: True)
-    monkeypatch.setattr(spread, "start_child", start)
+    pinned = _children_on_one_gpu(monkeypatch)
     out = tmp_path / "gpu.json"
     args = ["--out", str(out), "--balance-from", str(tmp_path / "none.json")]
     assert cli.main([*args, "--groups-per-gpu", "2"]) == 0
     report = schema.load(out)
-    uuid = one[0]["uuid"]
+    uuid = faked_gpus()[0]["uuid"]
     assert pinned == [uuid, uuid]
     assert [(d["uuid"], d["group"]) for d in report["devices"]] == [(uuid, "1/2"), (uuid, "2/2")]
     names = sorted(v.ref for v in catalog.select("variant"))
@@ -586,18 +596,10 @@ def test_a_spread_of_named_variants_balances_them_by_their_own_seconds(monkeypat
     """The H100's rehearsal: four variants and a known-bad kernel over two children, balanced by
     reports/gpu.json, which put all four in the second (the first carried the report's every
     other test); now two a child, the known-bad kernel's hunts with the first."""
-    from pathlib import Path
 
-    from softmax_harness.run import cli, schema, spread
+    from softmax_harness.run import cli, schema
 
-    def start(command, env, output):
-        output.write_text("child output\n")
-        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
-        return Finished(0)
-
-    monkeypatch.setattr(cli, "visible_gpus", lambda: faked_gpus()[:1])
-    monkeypatch.setattr(cli.gpu, "available", lambda: True)
-    monkeypatch.setattr(spread, "start_child", start)
+    _children_on_one_gpu(monkeypatch)
     few = ["onepass_vec4_c1024", "split_row_smem_f32", "cluster_push_c65536", "scaled_bias_online_split"]
     out = tmp_path / "two.json"
     args = ["--out", str(out), "--groups-per-gpu", "2", "--balance-from", str(schema.REPORT)]
@@ -625,19 +627,11 @@ def test_a_spread_run_finds_what_a_one_gpu_run_does_and_a_change_is_named(monkey
     """--same-content: the report of two children sharing a GPU against one child's over the same
     tests finds the same (times, groups and devices apart); an outcome, a catch or a sanitizer's
     verdict that differs is named, and a tally only under the derandomised ci profile."""
-    from pathlib import Path
 
     from softmax_harness import catalog
-    from softmax_harness.run import cli, schema, spread
+    from softmax_harness.run import cli, schema
 
-    def start(command, env, output):
-        output.write_text("child output\n")
-        schema.write(_report_for(command), Path(command[command.index("--out") + 1]))
-        return Finished(0)
-
-    monkeypatch.setattr(cli, "visible_gpus", lambda: faked_gpus()[:1])
-    monkeypatch.setattr(cli.gpu, "available", lambda: True)
-    monkeypatch.setattr(spread, "start_child", start)
+    _children_on_one_gpu(monkeypatch)
     two, one = tmp_path / "two.json", tmp_path / "one.json"
     spread_run = ["--out", str(two), "--groups-per-gpu", "2", "--balance-from", str(tmp_path / "no.json")]
     assert cli.main(spread_run) == 0
