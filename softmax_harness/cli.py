@@ -191,6 +191,9 @@ def main(argv=None) -> int:
     except (catalog.UnknownVariantError, callables.SubjectError, CommandError, RunFileError) as exc:
         print(f"softmax-harness {args.command}: {exc.args[0]}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader left (`| head`): what it took is all that was wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush is quiet
+        return 0
     except OSError as exc:  # a file the command was given, or looked for
         why = f"{exc.strerror}: {exc.filename}" if exc.filename else str(exc)
         print(f"softmax-harness {args.command}: {why}", file=sys.stderr)

@@ -58,6 +58,18 @@ def test_list_names_each_variant_as_the_command_line_takes_it(tmp_path, capsys):
     assert capsys.readouterr().out.startswith(f"online_warp@{tmp_path} ")
 
 
+def test_list_into_a_reader_that_leaves_early_ends_quietly():
+    """``softmax-harness list | head -1``: the pipe closed under the listing is no error."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(Path(softmax_harness.__file__).resolve().parent.parent)}
+    shell = f"{sys.executable} -m softmax_harness list | head -c 1 >/dev/null; echo ${{PIPESTATUS[0]}}"
+    done = subprocess.run(["bash", "-c", shell], env=env, capture_output=True, text=True, timeout=120)
+    assert (done.stdout, done.stderr) == ("0\n", ""), done.stderr
+
+
 def test_the_command_line_names_an_unknown_variant_and_a_missing_gpu(capsys):
     from softmax_harness import gpu
     from softmax_harness.cli import main
