@@ -227,8 +227,9 @@ struct MaskTile {  // t = -inf where the mask is true, else scale * x
 // How many of a causal row's n elements a tile reads: up to the last kept column, rounded up to
 // the end of its W-element vector so that the tile's loads stay whole vectors (a ragged end
 // loads its last vector element by element, which cost 16-bit tiles 0.03-0.06 of a copy:
-// reports/measurements/causal_reads.jsonl), the columns past it left -inf; all n where the
-// tile's layout depends on the count (a row too misaligned for its tile goes element by element).
+// reports/measurements/causal_reads.jsonl), the columns past it left -inf (whole chunks at a
+// time: RowTile::load's MASK_OUTSIDE); all n where the tile's layout depends on the count (a row
+// too misaligned for its tile goes element by element).
 template <int W>
 __device__ __forceinline__ int causal_reads(int shift, int n, int last, int capacity) {
     if (shift + n > capacity) return n;
@@ -243,7 +244,7 @@ struct CausalTile {  // row r keeps columns 0 .. r % C
     float scale;
     __device__ __forceinline__ void load(const T* xr, int n, int last, int lane) {
         using X = RowTile<T, LANES, E>;
-        x.load(xr, causal_reads<X::W>(shift_of<T, X::W>(xr), n, last, X::CAPACITY), lane);
+        x.template load<X::W, true>(xr, causal_reads<X::W>(shift_of<T, X::W>(xr), n, last, X::CAPACITY), lane);
         keep.clear();
 #pragma unroll
         for (int i = 0; i < E; ++i) {

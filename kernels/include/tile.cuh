@@ -90,8 +90,10 @@ struct RowTile {
     // ALIGN (a multiple of W): the segment the shift is taken within; a bigger one lines each
     // warp's vectors up with whole cache lines, at the cost of as much of the capacity.
     // vectors = false: element by element (a tile that must line up with another row's, which is
-    // misaligned differently).
-    template <int ALIGN = W>
+    // misaligned differently). MASK_OUTSIDE: a chunk wholly outside the row is masked whole rather
+    // than element by element, for a tile that reads only part of its row (a causal one, up to
+    // the last kept column: most of its chunks lie past it).
+    template <int ALIGN = W, bool MASK_OUTSIDE = false>
     __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane, bool vectors = true) {
         static_assert(ALIGN % W == 0, "whole vectors a segment");
         const int s = shift_of<T, ALIGN>(row);
@@ -119,6 +121,9 @@ struct RowTile {
             const int p = W * (k * LANES + lane);
             if (p >= shift && p + W <= shift + n) {  // a whole aligned vector
                 load_chunk(k, base + p);
+            } else if (MASK_OUTSIDE && (p + W <= shift || p >= shift + n)) {
+#pragma unroll
+                for (int j = 0; j < W; ++j) mask(W * k + j);
             } else {  // the row's two ends, and beyond the row
 #pragma unroll
                 for (int j = 0; j < W; ++j)
