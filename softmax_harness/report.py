@@ -76,8 +76,13 @@ def load(path: Path) -> dict:
             "machine": data.get("machine_info", {}), "commit": commit, "datetime": data.get("datetime", "")}
 
 
+def _recorded_device(run: dict) -> str:
+    return (run["machine"].get("gpu") or {}).get("device") or run["machine"].get("node", "GPU")
+
+
 def _label(run: dict, source: str) -> str:
-    return f"`{source}` (commit {run['commit'].get('id', '?')[:10]}, {run['datetime'][:19]})"
+    commit = run["commit"].get("id", "?")[:10]
+    return f"`{source}` ({_recorded_device(run)}, commit {commit}, {run['datetime'][:19]})"
 
 
 def combine(paths: list[Path]) -> dict:
@@ -86,19 +91,24 @@ def combine(paths: list[Path]) -> dict:
     says which run each section came from."""
     runs = [(load(path), str(path)) for path in paths]
     run = dict(runs[-1][0])
-    run["tables"], run["ops"], run["sources"], run["small"] = {}, {}, {}, {}
+    run["tables"], run["ops"], run["sources"], run["small"], run["devices"] = {}, {}, {}, {}, {}
+
+    def take(key: str, one: dict, source: str) -> None:
+        run["sources"][key] = _label(one, source)
+        run["devices"][key] = _recorded_device(one)
+
     for one, source in runs:
         for kind, rows in one.get("small", {}).items():
             run["small"][kind] = rows
-            run["sources"][kind] = _label(one, source)
+            take(kind, one, source)
         for dtype, table in one["tables"].items():
             if set(table) <= {"copy"}:  # a sweep of other ops times the copy on its own too
                 continue
             run["tables"][dtype] = table
-            run["sources"][dtype] = _label(one, source)
+            take(dtype, one, source)
         for op, tables in one["ops"].items():
             run["ops"][op] = tables
-            run["sources"][op] = _label(one, source)
+            take(op, one, source)
     run["tables"] = {d: run["tables"][d] for d in _in_order(run["tables"])}
     return run
 
@@ -114,10 +124,15 @@ def best_of_ours(table: dict) -> dict[int, tuple[str, dict]]:
     return best
 
 
-def _device(run: dict) -> str:
-    """The device for the titles: what ``--device`` said, else what the run recorded."""
-    return run.get("device") or (run["machine"].get("gpu") or {}).get("device") \
-        or run["machine"].get("node", "GPU")
+def _device(run: dict, key: str | None = None) -> str:
+    """The device for the titles: what ``--device`` said, else what the runs recorded: of runs
+    combined on several cards, the one that measured section ``key``, or every card."""
+    if run.get("device"):
+        return run["device"]
+    devices = run.get("devices", {})
+    if key in devices:
+        return devices[key]
+    return " and ".join(sorted(set(devices.values()))) or _recorded_device(run)
 
 
 BANDWIDTH_NOTE = (
@@ -284,7 +299,8 @@ def plot(run: dict, path: Path) -> None:
     tables = run["tables"]
     fig, axes = plt.subplots(len(tables), 2, figsize=(16, 4.8 * len(tables)), squeeze=False)
     for row, (dtype, table) in zip(axes, tables.items(), strict=True):
-        _bandwidth_panel(row[0], table, f"{dtype} softmax on {_device(run)}: GB/s (grey: every variant)")
+        title = f"{dtype} softmax on {_device(run, dtype)}: GB/s (grey: every variant)"
+        _bandwidth_panel(row[0], table, title)
         _fraction_panel(row[1], table, f"{dtype}: fraction of the copy timed beside each kernel")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(labels), frameon=False,

@@ -163,6 +163,28 @@ def test_of_several_runs_each_op_comes_from_the_last_that_measured_it(tmp_path):
     assert "kept" in log and "commit abcdef1234" in log
 
 
+def test_runs_on_two_cards_name_each_sections_card(tmp_path):
+    def on(card, name, rows):
+        path = tmp_path / name
+        machine = {"node": "host", "gpu": {"device": card}}
+        path.write_text(json.dumps({"benchmarks": rows, "machine_info": machine,
+                                    "commit_info": {"id": name[5:]}, "datetime": "2026-12-01T00:00:00"}))
+        return path
+
+    op = bench("softmax_harness.log_softmax", 4096, 0.5e-3, 0.5e-3)
+    op["extra_info"].update(op="log_softmax", dtype="float32", dispatched="tile")
+    forward = on("Card A", "0001_aaaa.json", [bench("fast", 4096, 0.55e-3, 0.5e-3)])
+    ops = on("Card B", "0002_bbbb.json", [bench("copy", 4096, 0.5e-3, 0.5e-3), op])
+    run = report.combine([forward, ops])
+    text = report.markdown(run)
+    title, rest = text.split("\n", 1)
+    assert "Card A and Card B" in title
+    fp32, log = rest.split("## log_softmax")
+    assert "(Card A, commit aaaa" in fp32 and "Card B" not in fp32
+    assert "(Card B, commit bbbb" in log
+    assert report._device(run, "float32") == "Card A"  # the forward plot's panels
+
+
 def test_small_batches_have_a_latency_and_a_host_overhead_table(tmp_path):
     def small(key, who, n, c, us, dtype="float32"):
         info = {key: who, "N": n, "C": c, "dtype": dtype, "us": us}
