@@ -720,7 +720,34 @@ def test_a_run_of_named_variants_runs_their_tests_only(monkeypatch):
     batches.clear()
     orchestrate.run_suite(orchestrate.Plan(variants=["online_warp", "bad_early_return"]), io.StringIO())
     assert [label for label, _ in batches] == ["gallery", "variants"]
-    assert "--variant=bad_early_return" in batches[0][1]
+    # the hunts alone: --no-variants keeps every test that takes none unless told otherwise
+    assert {"--variant=bad_early_return", "--variant-tests-only"} <= set(batches[0][1])
+    batches.clear()
+    orchestrate.run_suite(orchestrate.Plan(), io.StringIO())  # the whole suite: the gallery whole
+    assert batches[0][0] == "gallery" and "--variant-tests-only" not in batches[0][1]
+
+
+def test_a_spread_of_named_variants_runs_no_test_that_takes_none(monkeypatch):
+    """The H100's rehearsal: a named run on one child spent its deadline on the 196 tests that take
+    no variant, which a run of named variants leaves out; its spread's first group ran them too.
+    Now a spread's children know the run was named, and its first group runs the hunts alone."""
+    from pathlib import Path
+
+    from softmax_harness.run import orchestrate, spread
+
+    plan = orchestrate.Plan(variants=["online_warp", "bad_early_return"])
+    child = spread.child_command(plan, ["online_warp", "bad_early_return"], 1, 2, Path("g.json"))
+    assert "--named" in child
+    assert "--named" not in spread.child_command(orchestrate.Plan(), ["online_warp"], 1, 2, Path("g.json"))
+    batches = []
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, args, *a: batches.append((label, args)) or [])
+    first = orchestrate.Plan(group="1/2", named=True, variants=["online_warp", "bad_early_return"])
+    orchestrate.run_suite(first, io.StringIO())
+    assert [label for label, _ in batches] == ["gallery", "variants"]
+    assert "--variant-tests-only" in batches[0][1]
+    batches.clear()
+    orchestrate.run_suite(orchestrate.Plan(group="1/2", named=True, variants=["online_warp"]), io.StringIO())
+    assert [label for label, _ in batches] == ["variants"]
 
 
 def test_the_sweep_spreads_its_inputs_over_a_faked_count_of_gpus(monkeypatch, tmp_path):

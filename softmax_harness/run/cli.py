@@ -44,6 +44,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--group", default=None, metavar="K/N",
                    help="the variants named are group K of a run spread over N GPUs (the gallery goes "
                         "with 1/N); set by the spread run for each of its children")
+    p.add_argument("--named", action="store_true",
+                   help="with --group: the spread run was of variants named (--variant), so its first "
+                        "group runs the hunts of the known-bad kernels among them, not the tests that "
+                        "take no variant; set by the spread run")
     p.add_argument("--merge", nargs="+", type=Path, default=None, metavar="REPORT",
                    help="join shard reports of one tree into --out (no GPU needed)")
     p.add_argument("--same-content", nargs=2, type=Path, default=None, metavar=("REPORT", "OTHER"),
@@ -99,8 +103,9 @@ def main(argv=None) -> int:
             return 0 if schema.clean(report["summary"]) else 1
         plan = Plan(out=args.out, profile=args.profile, timeout=args.timeout, test_timeout=args.test_timeout,
                     workers=args.workers, variants=args.variant, shard=args.shard, group=args.group,
-                    deadline=args.deadline, rest_of=args.rest_of, since=args.since, same_sass=args.same_sass,
-                    sanitize=args.sanitize, sanitizer_timeout=args.sanitizer_timeout)
+                    named=args.named, deadline=args.deadline, rest_of=args.rest_of, since=args.since,
+                    same_sass=args.same_sass, sanitize=args.sanitize,
+                    sanitizer_timeout=args.sanitizer_timeout)
         if args.same_sass and not args.since:
             raise ValueError("--same-sass vouches for variants against --since's report: name one")
         if args.groups_per_gpu < 1:

@@ -34,6 +34,7 @@ class Plan:
     variants: list[str] = field(default_factory=list)  # empty: all
     shard: str | None = None
     group: str | None = None  # "K/N": the variants named are group K of a run spread over N GPUs
+    named: bool = False  # with group: the spread run's variants were named, not the whole suite
     deadline: float | None = None
     rest_of: Path | None = None
     since: Path | None = None  # a whole, clean earlier report: carry the unchanged variants' outcomes
@@ -110,8 +111,10 @@ def _carried(plan: Plan) -> dict | None:
 def _gallery_here(plan: Plan) -> bool:
     """Whether this run runs the tests that take no variant: the whole suite, its first shard or
     group, or a run since a report; not a run of the variants named (``--variant``: their own
-    tests, and the hunts of the known-bad kernels among them), nor one that finishes another."""
-    return _first_part(plan) and not plan.rest_of and (not plan.variants or bool(plan.group or plan.since))
+    tests, and the hunts of the known-bad kernels among them; in a spread, ``named``), nor one that
+    finishes another."""
+    spread_of_all = bool(plan.group) and not plan.named
+    return _first_part(plan) and not plan.rest_of and (not plan.variants or spread_of_all or bool(plan.since))
 
 
 def _first_part(plan: Plan) -> bool:
@@ -239,7 +242,8 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again, plan.sanitizer_timeout) \
             if plan.sanitize and (names or again) else None
         if bad or _gallery_here(plan):
-            tests += _batch("gallery", ["tests", *common, *spread, "--no-variants",
+            hunts_only = [] if _gallery_here(plan) else ["--variant-tests-only"]
+            tests += _batch("gallery", ["tests", *common, *spread, "--no-variants", *hunts_only,
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
         chosen = [*common, *spread, *rest] if rest else \
             ["tests", *common, *spread, "--no-variants", "--variant-tests-only",

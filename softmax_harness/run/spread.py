@@ -97,6 +97,8 @@ def child_command(plan: Plan, refs: list[str], k: int, n: int, out: Path) -> lis
         command.append("--sanitize")
     if plan.deadline:
         command += ["--deadline", f"{plan.deadline:g}"]
+    if plan.variants:
+        command.append("--named")
     return command + [f"--variant={ref}" for ref in refs]
 
 
