@@ -241,8 +241,9 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as beside:
         sanitizing = beside.submit(sanitize_all, names, bad, sanitizer_log, again, plan.sanitizer_timeout) \
             if plan.sanitize and (names or again) else None
-        if bad or _gallery_here(plan):
-            hunts_only = [] if _gallery_here(plan) else ["--variant-tests-only"]
+        everything = _gallery_here(plan)  # else the hunts alone
+        if bad or everything:
+            hunts_only = [] if everything else ["--variant-tests-only"]
             tests += _batch("gallery", ["tests", *common, *spread, "--no-variants", *hunts_only,
                                         *(f"--variant={n}" for n in bad)], plan, log, tally, deadline)
         chosen = [*common, *spread, *rest] if rest else \
