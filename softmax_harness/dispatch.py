@@ -13,7 +13,8 @@ to 57344 on its 512-thread version, one block a row); then, for fp32, the fastes
 length picks the first entry whose limit admits it and whose kernel runs on the device. A few
 long rows (``FEW_ROWS``, ``FEW_ROWS_ELEMENTS``, ``FEW_ROWS_FROM``) take the cluster push kernel sized
 to the row first (``FEW_ROWS_TABLE``): the split-row kernel's grid-wide meet costs more than it saves there;
-one row a cluster of 16 blocks (``ONE_ROW_TABLE``), and up to a few hundred rows of a 32000 vocabulary
+one row a cluster of 16 blocks (``ONE_ROW_TABLE``), as do the row counts and lengths where it measured
+faster than the 8 blocks (``CLUSTER16_ROWS``), and up to a few hundred rows of a 32000 vocabulary
 the cluster of 8 sized 65536 rather than a tile (``SHORT_FEW_ROWS``).
 
 A register tile holds a misaligned row shifted to whole 16-byte vectors; a row within one
@@ -395,8 +396,22 @@ ONE_ROW_TABLE = {name: tuple((size, f"cluster16_push{short}_c{size}") for size i
 #: tile's 11.09 (fp32) and 8.03-8.08 against 8.90-8.93 (16 bits), 256 rows in 22.1 against 25.7
 #: (fp32), where in 16 bits the tiles stay ahead (14.4-14.7 against 16.5): few_rows_cluster16.jsonl.
 SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
+#: Rows past one that take the cluster of 16 sized to them rather than the 8 blocks, where it
+#: measured faster at every row count measured in the range (few_rows_cluster16.jsonl, H100, cold L2,
+#: medians of 20, at 1, 8, 16, 64 and 256 rows of 128256, 151936 and 262144): type -> ((from, size,
+#: fewest rows, most rows), ...), ``from`` as in :data:`PUSH_FROM`. fp32 151936: 8.61 / 11.30 /
+#: 23.74 / 80.16 µs at 8 / 16 / 64 / 256 rows against 8.82 / 11.94 / 26.69 / 83.63; fp32 128256 and
+#: 262144 from 16 rows (262144: 15.31 against 18.72 at 16, 41.17 against 44.67 at 64), where at 8
+#: rows the 8 blocks are ahead (7.84 against 8.00, 10.94 against 12.51). 16 bits (bf16; fp16 alike):
+#: 128256 at 8 / 16 / 64 rows 6.91 / 8.48 / 14.83 against 7.17 / 9.15 / 15.23, 151936 at 8 and 16
+#: rows 7.39 and 9.38 against 7.81 and 10.10 (level at 64), 262144 at 16 rows 12.16 against 12.56
+#: (behind at 8 and 64: 9.66 against 8.96, 25.84 against 25.38); from 256 rows the 8 blocks lead.
+CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 2, 256), (229376, 262144, 16, 256)),
+                  **{name: ((110592, 131072, 2, 64), (143360, 163840, 2, 16), (188416, 262144, 16, 16))
+                     for name in ("float16", "bfloat16")}}
 _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
-_FEW_ROWS_ANY = max(FEW_ROWS, *SHORT_FEW_ROWS.values())
+_FEW_ROWS_ANY = max(FEW_ROWS, *SHORT_FEW_ROWS.values(), *(most for ranges in CLUSTER16_ROWS.values()
+                                                          for *_, most in ranges))
 
 
 def _sized_cluster(table, n_cols: int, dtype: str, slack: int):
@@ -412,9 +427,11 @@ def _sized_cluster(table, n_cols: int, dtype: str, slack: int):
 
 def _few_rows(n_cols: int, rows: int, dtype: str, slack: int, device_id: int | None):
     """The cluster kernel for ``rows`` rows of ``n_cols`` (from FEW_ROWS_FROM columns on), or None
-    where the table's choice stands."""
+    where the table's choice stands: of 16 blocks for one row and in :data:`CLUSTER16_ROWS`, else
+    of 8 for a few rows."""
     candidates = []
-    if rows == 1:
+    if rows == 1 or any(start <= n_cols <= size - slack and fewest <= rows <= most
+                        for start, size, fewest, most in CLUSTER16_ROWS[dtype]):
         candidates.append(ONE_ROW_TABLE)
     if (rows <= FEW_ROWS and rows * n_cols <= FEW_ROWS_ELEMENTS) or \
             (n_cols <= _SIZES[-1] and rows <= SHORT_FEW_ROWS[dtype]):

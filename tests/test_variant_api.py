@@ -410,7 +410,8 @@ def _few(n_cols, n_rows, dtype="float32", aligned=True):
 
 
 def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
-    assert _few(151936, 2) == _few(155648, 8) == "cluster_push_c155648"
+    assert _few(151935, 2) == "cluster_push_c155648"
+    assert _few(120000, 8) == "cluster_push_c131072"
     assert _few(200000, 8) == _few(262144, 8) == "cluster_push_c262144"
     # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
     # keep the table
@@ -451,11 +452,33 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(65535, 2, aligned=False) == "cluster_push_c73728"  # no room for the shift
     assert _few(80000, 4, "bfloat16") == "cluster_push_bf16_c98304"
     assert _few(110000, 16, "float16") == "cluster_push_f16_c131072"
-    assert _few(160000, 8, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(151936, 2, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(143360, 2, "float16") == _few(143360, None, "float16") == "cluster_push_f16_c163840"
+    assert _few(140000, 8, "bfloat16") == "cluster_push_bf16_c163840"
+    assert _few(151936, 17, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
+    assert _few(143360, None, "float16") == "cluster_push_f16_c163840"
     assert _few(143359, None, "float16") == "split_row_smem_f16"
     assert _few(100000, 17) == _few(100000, None) == "split_row_smem_f32"
+
+
+def test_more_rows_go_over_16_blocks_where_those_measured_faster():
+    # few_rows_cluster16.jsonl: fp32 151936 from 2 rows to 256, 128256 and 262144 from 16
+    assert _few(151936, 2) == _few(155648, 256) == "cluster16_push_c163840"
+    assert _few(128256, 16) == _few(114688, 256) == "cluster16_push_c131072"
+    assert _few(262144, 16) == _few(229376, 64) == "cluster16_push_c262144"
+    assert _few(128256, 8) == "cluster_push_c131072"  # the 8 blocks ahead at 8 rows
+    assert _few(262144, 8) == _few(262144, 15) == "cluster_push_c262144"
+    assert _few(151936, 257) == "cluster_push_c155648"
+    # 16 bits: 128256 up to 64 rows, 151936 up to 16, 262144 at 16 only
+    assert _few(128256, 8, "bfloat16") == "cluster16_push_bf16_c131072"
+    assert _few(110592, 64, "float16") == "cluster16_push_f16_c131072"
+    assert _few(128256, 64, "bfloat16") == "cluster16_push_bf16_c131072"
+    assert _few(110592, 2, "float16") == "cluster16_push_f16_c131072"
+    assert _few(128256, 65, "bfloat16") == "cluster_push_bf16_c131072"
+    assert _few(151936, 8, "bfloat16") == "cluster16_push_bf16_c163840"
+    assert _few(151936, 17, "float16") == "cluster_push_f16_c163840"
+    assert _few(262144, 16, "bfloat16") == "cluster16_push_bf16_c262144"
+    assert _few(262144, 8, "bfloat16") == _few(262144, 64, "bfloat16") == "cluster_push_bf16_c262144"
+    # a misaligned row with no room for its shift in the size takes the 8 blocks' larger one
+    assert _few(163840, 8, "bfloat16", aligned=False) == "cluster_push_bf16_c262144"
 
 
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
