@@ -406,7 +406,11 @@ SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
 #: 128256 at 8 / 16 / 64 rows 6.91 / 8.48 / 14.83 against 7.17 / 9.15 / 15.23, 151936 at 8 and 16
 #: rows 7.39 and 9.38 against 7.81 and 10.10 (level at 64), 262144 at 16 rows 12.16 against 12.56
 #: (behind at 8 and 64: 9.66 against 8.96, 25.84 against 25.38); from 256 rows the 8 blocks lead.
-CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 2, 256), (229376, 262144, 16, 256)),
+#: fp32 151936 takes them from 16 rows: measured again beside the 8 (few_rows_cluster16_rows.jsonl,
+#: H100), 8 rows ran 9.38 µs on 16 blocks against 9.18 on 8 (and 9.42 against 9.12 dispatched,
+#: run 0043 beside run 0001_small_base), where 16, 64 and 256 rows kept the 16 blocks ahead.
+CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 256),
+                              (229376, 262144, 16, 256)),
                   **{name: ((110592, 131072, 2, 64), (143360, 163840, 2, 16), (188416, 262144, 16, 16))
                      for name in ("float16", "bfloat16")}}
 _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())

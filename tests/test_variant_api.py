@@ -460,8 +460,9 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
 
 
 def test_more_rows_go_over_16_blocks_where_those_measured_faster():
-    # few_rows_cluster16.jsonl: fp32 151936 from 2 rows to 256, 128256 and 262144 from 16
-    assert _few(151936, 2) == _few(155648, 256) == "cluster16_push_c163840"
+    # few_rows_cluster16.jsonl and few_rows_cluster16_rows.jsonl: fp32 from 16 rows to 256
+    assert _few(151936, 16) == _few(155648, 256) == "cluster16_push_c163840"
+    assert _few(151936, 8) == _few(151936, 2) == "cluster_push_c155648"  # the 8 blocks ahead at 8 rows
     assert _few(128256, 16) == _few(114688, 256) == "cluster16_push_c131072"
     assert _few(262144, 16) == _few(229376, 64) == "cluster16_push_c262144"
     assert _few(128256, 8) == "cluster_push_c131072"  # the 8 blocks ahead at 8 rows
