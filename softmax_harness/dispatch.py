@@ -408,7 +408,7 @@ SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
 #: (behind at 8 and 64: 9.66 against 8.96, 25.84 against 25.38); from 256 rows the 8 blocks lead.
 #: fp32 151936 takes them from 16 rows: measured again beside the 8 (few_rows_cluster16_rows.jsonl,
 #: H100), 8 rows ran 9.38 µs on 16 blocks against 9.18 on 8 (and 9.42 against 9.12 dispatched,
-#: run 0043 beside run 0001_small_base), where 16, 64 and 256 rows kept the 16 blocks ahead.
+#: dispatch_cluster16_rows_run.json beside _base.json), where 16, 64 and 256 rows kept the 16 ahead.
 CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 256),
                               (229376, 262144, 16, 256)),
                   **{name: ((110592, 131072, 2, 64), (143360, 163840, 2, 16), (188416, 262144, 16, 16))

@@ -7,7 +7,7 @@ set -eu
 cd "$(dirname "$0")/.."
 patches=$(ls staging/*.patch staging/*.diff 2>/dev/null || true)
 for p in $patches; do git apply --check "$p"; done
-(cd staging/kernels && find . -type f -not -path './trial/*') | while read -r f; do
+[ -d staging/kernels ] && (cd staging/kernels && find . -type f -not -path './trial/*') | while read -r f; do
   mkdir -p "kernels/$(dirname "$f")"
   if [ -e "kernels/$f" ]; then git rm -q --cached "kernels/$f"; fi
   git mv -f "staging/kernels/$f" "kernels/$f"
