@@ -1,0 +1,145 @@
+// One-pass softmax for long rows on Hopper: a row over a cluster of 8 blocks, each holding its
+// slice in registers (16-byte loads), every input element read once. The blocks' (max, sum)
+// states meet in mailboxes (include/cluster_push.cuh): each warp pushes its state into every
+// block's shared memory and a block waits only for the bytes it is owed, where
+// online_onepass_cluster.cu meets at two cluster barriers and reads the others' states one
+// remote load after another. Sized to the row: 8 blocks of C / 256 threads of 32 elements, for
+// 262144 of 512 threads of 64 (against 1024 of 32: 0.94 of a copy against 0.92 in fp32, 0.97
+// against 0.88 in bf16), and in 16 bits for 163840 of 320 of 64, which takes Qwen's vocabulary of
+// 151936 at 0.98 where 480 threads of 40 (sized 153600) gave 0.94-0.96 and 640 of 32 0.93 at
+// 159744 (reports/measurements/push_16bit_151936.jsonl).
+// At the sizes they hold, fp32 0.967-0.988 of a copy (262144: 0.94-0.96) and 16 bits 0.94-1.00,
+// where the barrier kernels gave 0.66-0.92 and the split-row kernel 0.91-0.94
+// (reports/measurements/cluster_push.jsonl). A 16-bit tile's exponentials set its pace, so its
+// tiles skip those of the chunks wholly past the row's end (include/live_tile.cuh), which a row
+// below the size leaves -inf. Exponentials on the special-function unit (fast_math). Needs sm_90 (clusters); on
+// older GPUs the kernel traps, and the dispatcher takes the next entry of its table.
+//
+// cluster16_push_*: a row over 16 blocks of 32 elements a thread (a cluster past the portable 8,
+// which the launch allows: variant.py), for a few long rows, whose latency is the time of one
+// block's share: 16 blocks read a row in about half the time of 8 (one row of 151936 in 16
+// bits: 6.9 µs on the 8 blocks of the size 163840, where Quack's cluster of 16 took 5.6 in run
+// 0038). For many rows the 8-block kernels stay (fp32 262144 on 16 blocks of 512 threads of 32:
+// 0.938 of a copy against 0.941, reports/measurements/push_trials_lost.jsonl).
+//
+// cluster16_push_{f16,bf16}_c{163840,262144}_b{160,256} (trial): the 16-bit sizes 163840 and 262144
+// on 64 elements a thread, as their 8-block kernels hold them (for the 8 blocks at ~1 GiB 64 a
+// thread beat 32: 0.97 against 0.88 of a copy at 262144 in bf16), where Quack leads a few bf16 rows
+// of 151936 and 262144 by 4-7% (run 0043: one row of 262144 in 6.4 µs against 6.8).
+// @variant name=cluster16_push_f16_c163840_b160 kernel=cluster16_push_f16_c163840_b160 algorithm=online geometry=cluster-per-row threads=160 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840_b160 kernel=cluster16_push_bf16_c163840_b160 algorithm=online geometry=cluster-per-row threads=160 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c262144_b256 kernel=cluster16_push_f16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c262144_b256 kernel=cluster16_push_bf16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+//
+// @variant name=cluster_push_c65536 kernel=cluster_push_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c73728 kernel=cluster_push_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c98304 kernel=cluster_push_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c131072 kernel=cluster_push_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c155648 kernel=cluster_push_c155648 algorithm=online geometry=cluster-per-row threads=608 cluster=8 max_cols=155648 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c163840 kernel=cluster_push_c163840 algorithm=online geometry=cluster-per-row threads=640 cluster=8 max_cols=163840 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_c262144 kernel=cluster_push_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c65536 kernel=cluster_push_f16_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c73728 kernel=cluster_push_f16_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c98304 kernel=cluster_push_f16_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c131072 kernel=cluster_push_f16_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c163840 kernel=cluster_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c262144 kernel=cluster_push_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c65536 kernel=cluster_push_bf16_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c73728 kernel=cluster_push_bf16_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c98304 kernel=cluster_push_bf16_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c131072 kernel=cluster_push_bf16_c131072 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c163840 kernel=cluster_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=8 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c262144 kernel=cluster_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c65536 kernel=cluster16_push_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c65536 kernel=cluster16_push_f16_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c65536 kernel=cluster16_push_bf16_c65536 algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c131072 kernel=cluster16_push_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c131072 kernel=cluster16_push_f16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c131072 kernel=cluster16_push_bf16_c131072 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c163840 kernel=cluster16_push_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c163840 kernel=cluster16_push_f16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840 kernel=cluster16_push_bf16_c163840 algorithm=online geometry=cluster-per-row threads=320 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_c262144 kernel=cluster16_push_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c262144 kernel=cluster16_push_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c262144 kernel=cluster16_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+#include "softmax.cuh"
+#include "include/cluster_push.cuh"
+#include "include/live_tile.cuh"
+
+namespace {
+
+// 16-bit tiles skip their dead chunks' exponentials (LiveTile); fp32 tiles are not issue-bound.
+template <class T, int LANES, int E, bool LIVE = sizeof(T) == 2>
+struct PushTile {
+    using type = sh::RowTile<T, LANES, E>;
+};
+template <class T, int LANES, int E>
+struct PushTile<T, LANES, E, true> {
+    using type = sh::LiveTile<T, LANES, E>;
+};
+
+template <class T, int CLUSTER, int THREADS, int E>
+__device__ __forceinline__ void push_row(const T* __restrict__ x, T* __restrict__ y, int n_cols) {
+#if __CUDA_ARCH__ >= 900
+    __shared__ sh::ClusterMailbox<CLUSTER * (THREADS / 32)> box;
+    box.open();
+    const sh::ClusterSlice part = sh::cluster_slice<CLUSTER, 16 / (int)sizeof(T)>(n_cols);
+    typename PushTile<T, THREADS, E>::type tile;
+    tile.load(sh::row_of(x, part.row, n_cols) + part.start, part.n, threadIdx.x);
+    const sh::MaxSum mine = tile.fold();
+    const sh::MaxSum warp = sh::warp_reduce(sh::FastMerge(), mine);
+    const int at = (int)sh::cluster_rank() * (THREADS / 32) + (int)(threadIdx.x / 32);
+    const sh::MaxSum all = box.template exchange<CLUSTER>(warp, at);
+    tile.store(sh::row_of(y, part.row, n_cols) + part.start, part.n, threadIdx.x, mine, all);
+#else
+    __trap();  // clusters need sm_90; the registry's min_sm keeps this from being launched
+#endif
+}
+
+}  // namespace
+
+#define PUSH_KERNEL_OF(NAME, T, CLUSTER, THREADS, E)                                                      \
+    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS)                        \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols) {                        \
+        push_row<T, CLUSTER, THREADS, E>(x, y, n_cols);                                                  \
+    }
+#define PUSH_KERNEL(NAME, T, THREADS, E) PUSH_KERNEL_OF(NAME, T, 8, THREADS, E)
+
+PUSH_KERNEL(cluster_push_c65536, float, 256, 32)
+PUSH_KERNEL(cluster_push_c73728, float, 288, 32)
+PUSH_KERNEL(cluster_push_c98304, float, 384, 32)
+PUSH_KERNEL(cluster_push_c131072, float, 512, 32)
+PUSH_KERNEL(cluster_push_c155648, float, 608, 32)
+PUSH_KERNEL(cluster_push_c163840, float, 640, 32)
+PUSH_KERNEL(cluster_push_c262144, float, 512, 64)
+PUSH_KERNEL(cluster_push_f16_c65536, sh::half_t, 256, 32)
+PUSH_KERNEL(cluster_push_f16_c73728, sh::half_t, 288, 32)
+PUSH_KERNEL(cluster_push_f16_c98304, sh::half_t, 384, 32)
+PUSH_KERNEL(cluster_push_f16_c131072, sh::half_t, 512, 32)
+PUSH_KERNEL(cluster_push_f16_c163840, sh::half_t, 320, 64)
+PUSH_KERNEL(cluster_push_f16_c262144, sh::half_t, 512, 64)
+PUSH_KERNEL(cluster_push_bf16_c65536, sh::bf16_t, 256, 32)
+PUSH_KERNEL(cluster_push_bf16_c73728, sh::bf16_t, 288, 32)
+PUSH_KERNEL(cluster_push_bf16_c98304, sh::bf16_t, 384, 32)
+PUSH_KERNEL(cluster_push_bf16_c131072, sh::bf16_t, 512, 32)
+PUSH_KERNEL(cluster_push_bf16_c163840, sh::bf16_t, 320, 64)
+PUSH_KERNEL(cluster_push_bf16_c262144, sh::bf16_t, 512, 64)
+
+// A size of the 16-block clusters in each type: 32 elements a thread.
+#define PUSH16_KERNELS(SIZE, THREADS)                                                                    \
+    PUSH_KERNEL_OF(cluster16_push_c##SIZE, float, 16, THREADS, 32)                                       \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE, sh::half_t, 16, THREADS, 32)                              \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE, sh::bf16_t, 16, THREADS, 32)
+
+PUSH16_KERNELS(65536, 128)
+PUSH16_KERNELS(131072, 256)
+PUSH16_KERNELS(163840, 320)
+PUSH16_KERNELS(262144, 512)
+
+// The 16-bit sizes 163840 and 262144 on 64 elements a thread (trial).
+#define PUSH16_WIDE_KERNELS(SIZE, THREADS)                                                               \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE##_b##THREADS, sh::half_t, 16, THREADS, 64)                 \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE##_b##THREADS, sh::bf16_t, 16, THREADS, 64)
+
+PUSH16_WIDE_KERNELS(163840, 160)
+PUSH16_WIDE_KERNELS(262144, 256)
