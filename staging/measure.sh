@@ -17,7 +17,8 @@ cols=(110592 114688 128256 131072 140000 143360 151936 163840 180000 196608 2293
 for s in "" _f16 _bf16; do
   case $s in "") d=float32 ;; _f16) d=float16 ;; _bf16) d=bfloat16 ;; esac
   wide=()
-  [ -n "$s" ] && wide=("cluster16_push${s}_c163840_b160@staging/kernels" "cluster16_push${s}_c262144_b256@staging/kernels")
+  [ -n "$s" ] && wide=("cluster16_push${s}_c163840_b160@staging/kernels" "cluster16_push${s}_c163840_b256@staging/kernels"
+                       "cluster16_push${s}_c262144_b256@staging/kernels")
   eight=("cluster_push${s}_c131072" "cluster_push${s}_c163840" "cluster_push${s}_c262144")
   [ -z "$s" ] && eight+=(cluster_push_c155648 split_row_smem_f32) || eight+=("split_row_smem$s")
   python3 -m softmax_harness measure softmax quack "cluster16_push${s}_c131072" "cluster16_push${s}_c163840" \
@@ -29,6 +30,7 @@ for s in "" _f16 _bf16; do
   for c in 131072 163840 262144; do named+=("cluster16_push${s}_c$c" "cluster_push${s}_c$c"); done
 done
 for s in _f16 _bf16; do
-  named+=("cluster16_push${s}_c163840_b160@staging/kernels" "cluster16_push${s}_c262144_b256@staging/kernels")
+  named+=("cluster16_push${s}_c163840_b160@staging/kernels" "cluster16_push${s}_c163840_b256@staging/kernels"
+          "cluster16_push${s}_c262144_b256@staging/kernels")
 done
 tools/few-rows-latency "$out/few_rows_cluster16_many.jsonl" "${named[@]}"

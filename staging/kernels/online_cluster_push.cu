@@ -24,10 +24,13 @@
 //
 // cluster16_push_{f16,bf16}_c{163840,262144}_b{160,256} (trial): the 16-bit sizes 163840 and 262144
 // on 64 elements a thread, as their 8-block kernels hold them (for the 8 blocks at ~1 GiB 64 a
-// thread beat 32: 0.97 against 0.88 of a copy at 262144 in bf16), where Quack leads a few bf16 rows
-// of 151936 and 262144 by 4-7% (run 0043: one row of 262144 in 6.4 µs against 6.8).
+// thread beat 32: 0.97 against 0.88 of a copy at 262144 in bf16), and 163840 on 256 threads of
+// 40 (Quack's shape there: 16 blocks of 256 threads), where Quack leads a few bf16 rows of 151936
+// and 262144 by 4-7% (run 0043: one row of 262144 in 6.4 µs against 6.8).
 // @variant name=cluster16_push_f16_c163840_b160 kernel=cluster16_push_f16_c163840_b160 algorithm=online geometry=cluster-per-row threads=160 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster16_push_bf16_c163840_b160 kernel=cluster16_push_bf16_c163840_b160 algorithm=online geometry=cluster-per-row threads=160 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c163840_b256 kernel=cluster16_push_f16_c163840_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840_b256 kernel=cluster16_push_bf16_c163840_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster16_push_f16_c262144_b256 kernel=cluster16_push_f16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster16_push_bf16_c262144_b256 kernel=cluster16_push_bf16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 //
@@ -136,10 +139,11 @@ PUSH16_KERNELS(131072, 256)
 PUSH16_KERNELS(163840, 320)
 PUSH16_KERNELS(262144, 512)
 
-// The 16-bit sizes 163840 and 262144 on 64 elements a thread (trial).
-#define PUSH16_WIDE_KERNELS(SIZE, THREADS)                                                               \
-    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE##_b##THREADS, sh::half_t, 16, THREADS, 64)                 \
-    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE##_b##THREADS, sh::bf16_t, 16, THREADS, 64)
+// The 16-bit sizes 163840 and 262144 on fewer threads of more elements (trial).
+#define PUSH16_WIDE_KERNELS(SIZE, THREADS, E)                                                            \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE##_b##THREADS, sh::half_t, 16, THREADS, E)                  \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE##_b##THREADS, sh::bf16_t, 16, THREADS, E)
 
-PUSH16_WIDE_KERNELS(163840, 160)
-PUSH16_WIDE_KERNELS(262144, 256)
+PUSH16_WIDE_KERNELS(163840, 160, 64)
+PUSH16_WIDE_KERNELS(163840, 256, 40)
+PUSH16_WIDE_KERNELS(262144, 256, 64)
