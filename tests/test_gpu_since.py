@@ -253,6 +253,17 @@ def test_each_kernels_sass_is_read_apart_with_its_scheduling_and_without_the_lis
     assert sass.functions(LISTING.replace("0x000fea0003800000", "0x000fe40003800000"))["ka"] != kernels["ka"]
 
 
+def test_a_kernels_sass_does_not_move_with_the_listings_column_widths():
+    from softmax_harness.run import sass
+
+    # a longer instruction elsewhere in the file widens every line's padding
+    wider = LISTING.replace(" ;          /*", " ;                /*")
+    wider = wider.replace("      /* 0x000f", "            /* 0x000f")
+    assert wider != LISTING
+    assert sass.functions(wider) == sass.functions(LISTING)
+    assert sass.functions(wider.replace("EXIT ;", "EXIT;"))["ka"] != sass.functions(LISTING)["ka"]
+
+
 def test_instructions_past_the_first_64_kib_of_a_kernel_are_read_too():
     from softmax_harness.run import sass
 

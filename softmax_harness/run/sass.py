@@ -69,14 +69,16 @@ def disassemble(cubin: bytes) -> str:
 
 def functions(listing: str) -> dict[str, str]:
     """kernel -> its instructions, from a ``cuobjdump -sass`` listing (the listing's header,
-    which names the file, left out)."""
+    which names the file, left out), each line's runs of spaces one space: cuobjdump pads its
+    columns to the longest instruction of the whole listing, so a kernel added beside another
+    would otherwise move the other's text without moving its code."""
     found: dict[str, list[str]] = {}
     lines = None
     for line in listing.splitlines():
         if match := _FUNCTION.match(line):
             lines = found.setdefault(match.group(1), [])
         elif lines is not None and _INSTRUCTION.match(line):
-            lines.append(line.strip())
+            lines.append(" ".join(line.split()))
     return {name: "\n".join(body) for name, body in found.items()}
 
 
