@@ -34,3 +34,10 @@ for s in _f16 _bf16; do
           "cluster16_push${s}_c262144_b256@staging/kernels")
 done
 tools/few-rows-latency "$out/few_rows_cluster16_many.jsonl" "${named[@]}"
+# short rows of the small-batch sweep where Triton or Quack lead (run 0043): the dispatcher beside
+# the other tiles that hold them
+tools/few-rows-latency "$out/short_rows_latency.jsonl" --dtype float32 --shape 1x4096 --shape 8x4096 \
+  --shape 64x4096 online_onepass_block_4096 onepass_vec4_c8192
+tools/few-rows-latency "$out/short_rows_1024_latency.jsonl" --dtype float32 --dtype bfloat16 --shape 4096x1024 \
+  onepass_vec4_c1024 onepass_vec4_c1024_b64 onepass_vec4_c1024_b128 online_onepass_warp_1024 onepass_bf16_c1024 \
+  onepass_bf16_c2048 onepass_bf16_c4096
