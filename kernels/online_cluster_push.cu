@@ -22,6 +22,16 @@
 // 0038). For many rows the 8-block kernels stay (fp32 262144 on 16 blocks of 512 threads of 32:
 // 0.938 of a copy against 0.941, reports/measurements/push_trials_lost.jsonl).
 //
+// cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
+// threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a
+// thread: level at ~1 GiB of rows and ahead on 1-256 rows of 151936 and 16-256 rows of 262144
+// (64 bf16 rows of 262144 in 27.6 µs against 28.3 on 32 a thread and 30.1 on the 8 blocks;
+// reports/measurements/cluster16_b256.jsonl), where 160 threads of 64 at 163840 trailed both.
+// @variant name=cluster16_push_f16_c163840_b256 kernel=cluster16_push_f16_c163840_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840_b256 kernel=cluster16_push_bf16_c163840_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c262144_b256 kernel=cluster16_push_f16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c262144_b256 kernel=cluster16_push_bf16_c262144_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+//
 // @variant name=cluster_push_c65536 kernel=cluster_push_c65536 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c73728 kernel=cluster_push_c73728 algorithm=online geometry=cluster-per-row threads=288 cluster=8 max_cols=73728 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster_push_c98304 kernel=cluster_push_c98304 algorithm=online geometry=cluster-per-row threads=384 cluster=8 max_cols=98304 min_sm=90 fast_math=true exp=ex2
@@ -126,3 +136,11 @@ PUSH16_KERNELS(65536, 128)
 PUSH16_KERNELS(131072, 256)
 PUSH16_KERNELS(163840, 320)
 PUSH16_KERNELS(262144, 512)
+
+// The 16-bit sizes 163840 and 262144 on 256 threads.
+#define PUSH16_WIDE_KERNELS(SIZE, THREADS, E)                                                            \
+    PUSH_KERNEL_OF(cluster16_push_f16_c##SIZE##_b##THREADS, sh::half_t, 16, THREADS, E)                  \
+    PUSH_KERNEL_OF(cluster16_push_bf16_c##SIZE##_b##THREADS, sh::bf16_t, 16, THREADS, E)
+
+PUSH16_WIDE_KERNELS(163840, 256, 40)
+PUSH16_WIDE_KERNELS(262144, 256, 64)

@@ -84,9 +84,33 @@ ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688, 131072), (151936, 155648),
                          (155649, 163840), (229376, 262144)),
              **{name: ((53248, 65536), (65537, 73728), (81920, 98304), (110592, 131072), (143360, 163840),
-                       (188416, 262144))
+                       (163841, 262144))
                 for name in ("float16", "bfloat16")}}
+# The 16-bit size 262144 takes rows from 163841 since the tiles skip the exponentials past a row's
+# end: 180000 at 0.998 of a copy against the split-row kernel's 0.958, fp16 and bf16 alike
+# (reports/measurements/cluster16_b256_many_rows.json, H100), where 180224 had trailed before.
 
+#: The clusters of 16 blocks in 16 bits sized 163840 and 262144 run 256 threads (40 and 64
+#: elements a thread, kernels/online_cluster_push.cu's ``_b256``), the others 32 elements a thread.
+_CLUSTER16_B256 = {"_f16": (163840, 262144), "_bf16": (163840, 262144)}
+
+
+def _cluster16(short: str, size: int) -> str:
+    """The name of the cluster of 16 blocks sized ``size`` for the type of suffix ``short``."""
+    return f"cluster16_push{short}_c{size}{'_b256' * (size in _CLUSTER16_B256.get(short, ()))}"
+
+
+#: Many long rows over a cluster of 16 blocks sized to them (as :data:`ONE_ROW_TABLE`'s) rather
+#: than :data:`PUSH_FROM`'s 8 or the split-row kernel: type -> ((from, size), ...), where the 16
+#: blocks measured ahead at ~1 GiB of rows, each beside the copy in the same call (H100,
+#: reports/measurements/cluster16_many_rows.jsonl and cluster16_b256_many_rows.json). fp32 at
+#: 110592-262144: 0.991-1.001 against the 8 blocks' 0.988-0.997 and the split-row kernel's
+#: 0.960-0.966 (110592, 140000-143360, 180000-196608, where the table had it). 16 bits at
+#: 110592-163840: 0.997-1.006 against 0.991-0.998, and against the split-row kernel's 0.957 at
+#: 140000; from 163841 the 8 blocks sized 262144 stay (0.995-0.999 against the 16 blocks'
+#: 0.996-0.999). 98305-110591 were not measured.
+PUSH16_FROM = {"float32": ((110592, 131072), (131073, 163840), (163841, 262144)),
+               **{name: ((110592, 131072), (131073, 163840)) for name in ("float16", "bfloat16")}}
 
 def _overlay(entries, ranges, name_of):
     """A ladder's ``entries`` (ending on a finite limit) with the rows of each (from, size) of
@@ -103,14 +127,21 @@ def _overlay(entries, ranges, name_of):
     return [e for e, after in zip(out, [*out[1:], (None, None)], strict=True) if e[1] != after[1]]
 
 
+def _clusters(entries, dtype: str, short: str):
+    """``entries`` with the rows of :data:`PUSH_FROM` over the clusters of 8 and those of
+    :data:`PUSH16_FROM` over the clusters of 16."""
+    eight = _overlay(entries, PUSH_FROM[dtype], lambda size: f"cluster_push{short}_c{size}")
+    return _overlay(eight, PUSH16_FROM[dtype], lambda size: _cluster16(short, size))
+
+
 #: dtype -> ((largest row length or None, variant name), ...), in order.
 TABLE = {
-    "float32": (*_overlay((*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32")),
-                          PUSH_FROM["float32"], lambda size: f"cluster_push_c{size}"),
+    "float32": (*_clusters((*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32")),
+                           "float32", ""),
                 (None, "safe_block_vec4_1024")),
-    **{name: tuple(_overlay((*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
-                             (69568, f"split_row_smem_{short}_b512"), (2**21, f"split_row_smem_{short}")),
-                            PUSH_FROM[name], lambda size, short=short: f"cluster_push_{short}_c{size}"))
+    **{name: tuple(_clusters((*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
+                              (69568, f"split_row_smem_{short}_b512"), (2**21, f"split_row_smem_{short}")),
+                             name, f"_{short}"))
        for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
 }
 
@@ -387,9 +418,11 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
 #: (reports/measurements/few_rows_cluster16.jsonl, medians of 20): one row of 32000-262144 in 4.7-7.8
 #: µs against the 8 blocks' 4.8-8.9 (fp32 151936: 6.05 against 7.30, 262144: 7.78 against 8.86; bf16
 #: 151936: 5.84 against 6.91, 262144: 6.51 against 7.65); from 8 rows the 8 blocks are level or
-#: ahead at some lengths (fp32 8 x 262144: 10.9 against 12.5), and keep them.
+#: ahead at some lengths (fp32 8 x 262144: 10.9 against 12.5), and keep them. The 16-bit sizes
+#: 163840 and 262144 on 256 threads (:func:`_cluster16`): one bf16 row of 151936 in 5.79 µs against
+#: 5.95 on 32 elements a thread, of 262144 level (6.66 against 6.62; cluster16_b256.jsonl).
 _CLUSTER16_SIZES = (65536, 131072, 163840, 262144)
-ONE_ROW_TABLE = {name: tuple((size, f"cluster16_push{short}_c{size}") for size in _CLUSTER16_SIZES)
+ONE_ROW_TABLE = {name: tuple((size, _cluster16(short, size)) for size in _CLUSTER16_SIZES)
                  for name, short in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))}
 #: type -> up to how many rows of FEW_ROWS_FROM to 32768 columns (the tiles' longest) go over the
 #: cluster of 8 sized 65536 rather than a block a row: 64 rows of 32000 in 9.30 µs against the
@@ -405,13 +438,18 @@ SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
 #: rows the 8 blocks are ahead (7.84 against 8.00, 10.94 against 12.51). 16 bits (bf16; fp16 alike):
 #: 128256 at 8 / 16 / 64 rows 6.91 / 8.48 / 14.83 against 7.17 / 9.15 / 15.23, 151936 at 8 and 16
 #: rows 7.39 and 9.38 against 7.81 and 10.10 (level at 64), 262144 at 16 rows 12.16 against 12.56
-#: (behind at 8 and 64: 9.66 against 8.96, 25.84 against 25.38); from 256 rows the 8 blocks lead.
+#: (behind at 8 and 64: 9.66 against 8.96, 25.84 against 25.38).
 #: fp32 151936 takes them from 16 rows: measured again beside the 8 (few_rows_cluster16_rows.jsonl,
 #: H100), 8 rows ran 9.38 µs on 16 blocks against 9.18 on 8 (and 9.42 against 9.12 dispatched,
 #: dispatch_cluster16_rows_run.json beside _base.json), where 16, 64 and 256 rows kept the 16 ahead.
+#: 16 bits up to 256 rows: two later calls on an H100 had the 16 blocks ahead at 256 rows too
+#: (few_rows_cluster16_rows.jsonl; cluster16_b256.jsonl: 128256 48.2-48.8 µs against 49.3-49.4),
+#: and the sizes 163840 and 262144 on 256 threads ahead from 1 and 16 rows (bf16 151936 at 64 / 256
+#: rows 17.8 / 56.6 against the 8 blocks' 19.1 / 57.9; 262144 27.6 / 93.5 against 30.1 / 95.9;
+#: behind at 8 rows of 262144, 9.62 against 9.44).
 CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 256),
                               (229376, 262144, 16, 256)),
-                  **{name: ((110592, 131072, 2, 64), (143360, 163840, 2, 16), (188416, 262144, 16, 16))
+                  **{name: ((110592, 131072, 2, 256), (143360, 163840, 2, 256), (188416, 262144, 16, 256))
                      for name in ("float16", "bfloat16")}}
 _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
 _FEW_ROWS_ANY = max(FEW_ROWS, *SHORT_FEW_ROWS.values(), *(most for ranges in CLUSTER16_ROWS.values()

@@ -415,8 +415,9 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     assert _few(200000, 8) == _few(262144, 8) == "cluster_push_c262144"
     # many rows, 2^21 elements passed, short rows, rows past the clusters and an unknown count
     # keep the table
-    assert _few(200000, 11) == _few(200000, None) == "split_row_smem_f32"
-    assert _few(262144, 9) == _few(262144, None) == "cluster_push_c262144"
+    assert _few(180000, 12) == _few(180000, None) == "cluster16_push_c262144"
+    assert _few(262144, 9) == _few(262144, None) == "cluster16_push_c262144"
+    assert _few(100000, 17) == "split_row_smem_f32"
     assert _few(31999, 1) == "onepass_vec4_c32768"
     assert _few(32000, 2) == _few(32768, 16) == "cluster_push_c65536"
     assert _few(32000, 2, "bfloat16") == "cluster_push_bf16_c65536"
@@ -431,7 +432,9 @@ def test_one_long_row_goes_over_the_cluster_of_16_blocks_sized_to_it():
     assert _few(32000, 1) == _few(65536, 1) == "cluster16_push_c65536"
     assert _few(32000, 1, "bfloat16") == "cluster16_push_bf16_c65536"
     assert _few(128256, 1, "float16") == "cluster16_push_f16_c131072"
-    assert _few(200000, 1, "bfloat16") == _few(262144, 1, "bfloat16") == "cluster16_push_bf16_c262144"
+    # the 16-bit sizes 163840 and 262144 on 256 threads
+    assert _few(200000, 1, "bfloat16") == _few(262144, 1, "bfloat16") == "cluster16_push_bf16_c262144_b256"
+    assert _few(151936, 1, "float16") == "cluster16_push_f16_c163840_b256"
     assert _few(65535, 1, aligned=False) == "cluster16_push_c131072"  # no room for the shift
     assert _few(31999, 1) == "onepass_vec4_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
@@ -453,9 +456,6 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(80000, 4, "bfloat16") == "cluster_push_bf16_c98304"
     assert _few(110000, 16, "float16") == "cluster_push_f16_c131072"
     assert _few(140000, 8, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(151936, 17, "bfloat16") == _few(151936, None, "bfloat16") == "cluster_push_bf16_c163840"
-    assert _few(143360, None, "float16") == "cluster_push_f16_c163840"
-    assert _few(143359, None, "float16") == "split_row_smem_f16"
     assert _few(100000, 17) == _few(100000, None) == "split_row_smem_f32"
 
 
@@ -466,31 +466,54 @@ def test_more_rows_go_over_16_blocks_where_those_measured_faster():
     assert _few(128256, 16) == _few(114688, 256) == "cluster16_push_c131072"
     assert _few(262144, 16) == _few(229376, 64) == "cluster16_push_c262144"
     assert _few(128256, 8) == "cluster_push_c131072"  # the 8 blocks ahead at 8 rows
-    assert _few(262144, 8) == _few(262144, 15) == "cluster_push_c262144"
-    assert _few(151936, 257) == "cluster_push_c155648"
-    # 16 bits: 128256 up to 64 rows, 151936 up to 16, 262144 at 16 only
+    assert _few(262144, 8) == "cluster_push_c262144"
+    # past 2^21 elements or 256 rows the table's: many rows over the 16 blocks (PUSH16_FROM)
+    assert _few(262144, 15) == "cluster16_push_c262144"
+    assert _few(151936, 257) == _few(151936, None) == "cluster16_push_c163840"
+    # 16 bits: 128256 and 151936 from 2 rows to 256 (and past them the table's 16 blocks too),
+    # 262144 from 16 rows, the sizes 163840 and 262144 on 256 threads (cluster16_b256.jsonl)
     assert _few(128256, 8, "bfloat16") == "cluster16_push_bf16_c131072"
-    assert _few(110592, 64, "float16") == "cluster16_push_f16_c131072"
-    assert _few(128256, 64, "bfloat16") == "cluster16_push_bf16_c131072"
+    assert _few(110592, 64, "float16") == _few(110592, 256, "float16") == "cluster16_push_f16_c131072"
+    assert _few(128256, 256, "bfloat16") == _few(128256, 257, "bfloat16") == "cluster16_push_bf16_c131072"
     assert _few(110592, 2, "float16") == "cluster16_push_f16_c131072"
-    assert _few(128256, 65, "bfloat16") == "cluster_push_bf16_c131072"
-    assert _few(151936, 8, "bfloat16") == "cluster16_push_bf16_c163840"
-    assert _few(151936, 17, "float16") == "cluster_push_f16_c163840"
-    assert _few(262144, 16, "bfloat16") == "cluster16_push_bf16_c262144"
-    assert _few(262144, 8, "bfloat16") == _few(262144, 64, "bfloat16") == "cluster_push_bf16_c262144"
+    assert _few(151936, 8, "bfloat16") == _few(151936, 256, "bfloat16") == "cluster16_push_bf16_c163840_b256"
+    assert _few(151936, 17, "float16") == "cluster16_push_f16_c163840_b256"
+    assert _few(262144, 16, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
+    assert _few(262144, 8, "bfloat16") == "cluster_push_bf16_c262144"  # the 8 blocks ahead at 8 rows
+    assert _few(262144, 257, "bfloat16") == "cluster_push_bf16_c262144"  # level on many rows
     # a misaligned row with no room for its shift in the size takes the 8 blocks' larger one
     assert _few(163840, 8, "bfloat16", aligned=False) == "cluster_push_bf16_c262144"
+
+
+def test_many_long_rows_go_over_16_blocks_where_those_measured_faster():
+    # cluster16_many_rows.jsonl, cluster16_b256_many_rows.json: ~1 GiB of rows, the 16 blocks
+    # beside the 8 and the split-row kernel
+    assert _few(110592, None) == _few(128256, None) == _few(131072, None) == "cluster16_push_c131072"
+    assert _few(131073, None) == _few(140000, None) == _few(163840, None) == "cluster16_push_c163840"
+    assert _few(163841, None) == _few(180000, None) == _few(262144, None) == "cluster16_push_c262144"
+    assert _few(110592, None, "bfloat16") == _few(131072, None, "bfloat16") == "cluster16_push_bf16_c131072"
+    assert _few(140000, None, "float16") == _few(163840, None, "float16") == "cluster16_push_f16_c163840_b256"
+    # from 163841 the 16-bit rows stay on the 8 blocks sized 262144, no longer the split-row kernel
+    assert _few(163841, None, "bfloat16") == _few(180000, None, "bfloat16") == "cluster_push_bf16_c262144"
+    assert _few(262144, None, "float16") == "cluster_push_f16_c262144"
+    # not measured below 110592: as before
+    assert _few(110591, None) == "split_row_smem_f32"
+    assert _few(100000, None, "bfloat16") == "split_row_smem_bf16"
+    # a misaligned row with no room for its shift takes the next size
+    assert _few(131072, None, aligned=False) == "cluster16_push_c163840"
+    assert _few(262144, None, aligned=False) == "split_row_smem_f32"
 
 
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
     from softmax_harness import dispatch
 
-    staged = {"cluster_push_c131072", "cluster16_push_c163840"}
+    staged = {"cluster_push_c131072", "cluster16_push_c131072", "cluster16_push_c163840"}
     verified = {k: v for k, v in dispatch._by_name().items() if k not in staged}
     monkeypatch.setattr(dispatch, "_by_name", lambda: verified)
     dispatch._choose.cache_clear()
     try:
-        assert dispatch.choose(120000, dtype="float32", n_rows=2).name == "split_row_smem_f32"
+        # the table's next entry: the 16 blocks of the size past the staged ones
+        assert dispatch.choose(120000, dtype="float32", n_rows=2).name == "cluster16_push_c262144"
         assert dispatch.choose(262144, dtype="float32", n_rows=2).name == "cluster_push_c262144"
         # one row whose cluster of 16 is staged: the 8 blocks sized to it
         assert dispatch.choose(151936, dtype="float32", n_rows=1).name == "cluster_push_c155648"
@@ -538,7 +561,8 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(65530, dtype="float16", aligned=False).name == "cluster_push_f16_c73728"
     assert dispatch.choose(65535, dtype="float32", aligned=False).name == "cluster_push_c73728"
     assert dispatch.choose(65533, dtype="float32", aligned=False).name == "cluster_push_c65536"
-    assert dispatch.choose(131066, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
+    assert dispatch.choose(131066, dtype="bfloat16", aligned=False).name == "cluster16_push_bf16_c163840_b256"
+    assert dispatch.choose(163834, dtype="bfloat16", aligned=False).name == "cluster_push_bf16_c262144"
     assert dispatch.choose(32768, dtype="bfloat16", aligned=True).name == "onepass_bf16_c32768"
     assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
     assert set(dispatch.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)
