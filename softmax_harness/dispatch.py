@@ -405,11 +405,14 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
     ``aligned``: every row starts at a 16-byte boundary; ``n_rows``, where known: a few long rows
     (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`, :data:`FEW_ROWS_FROM`, :data:`SHORT_FEW_ROWS`)
-    take :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` first. Remembered: the choice took
+    take :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` first, and a small batch of short rows
+    :data:`SMALL_BATCH_TILES`. Remembered: the choice took
     4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
     # (each type's own limits in _choose)
     few = n_rows is not None and 0 < n_rows <= _FEW_ROWS_ANY and n_cols >= _FEW_FROM_ANY
-    return _choose(n_cols, device_id, dtype, bool(aligned), n_rows if few else 0)
+    small = n_rows is not None and 0 < n_rows <= _SMALL_BATCH_ROWS and \
+        _SMALL_BATCH_COLS[0] <= n_cols <= _SMALL_BATCH_COLS[1]
+    return _choose(n_cols, device_id, dtype, bool(aligned), n_rows if few or small else 0)
 
 
 #: One long row over a cluster of 16 blocks sized to it (``cluster16_push_*``,
@@ -451,6 +454,21 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
                               (229376, 262144, 16, 256)),
                   **{name: ((110592, 131072, 2, 256), (143360, 163840, 2, 256), (188416, 262144, 16, 256))
                      for name in ("float16", "bfloat16")}}
+#: Short rows of a small batch that take another tile of their size than :data:`_BEFORE`'s: type
+#: -> ((shortest row, longest row, most rows, variant), ...). fp32 rows of 876-1024 take the 64
+#: threads of 16 floats up to 16384 rows, where the 128 threads of 8 trail (cold L2, H100, two
+#: calls: 4096 x 1024 in 14.5 µs against 15.9 and 15.7, 4096 x 900 13.7 against 14.6, 16384 x 1024
+#: 48.6 against 49.2; level at 256 and 1024 rows: reports/measurements/tile_1024_rows.jsonl,
+#: short_rows_latency.jsonl), and from 65536 rows on the 128 threads are level or ahead (262144 x
+#: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.995-1.000 of a copy against 0.982-0.996,
+#: shapes_1024_16384_ab.json).
+SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),),
+                     "float16": (), "bfloat16": ()}
+_SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
+# the row counts and lengths for which choose() hands _choose the row count at all
+_SMALL_BATCH_ROWS = max((most for _, _, most, _ in _SMALL_BATCH), default=0)
+_SMALL_BATCH_COLS = (min((first for first, *_ in _SMALL_BATCH), default=1),
+                     max((last for _, last, *_ in _SMALL_BATCH), default=0))
 _FEW_FROM_ANY = min(FEW_ROWS_FROM.values())
 _FEW_ROWS_ANY = max(FEW_ROWS, *SHORT_FEW_ROWS.values(), *(most for ranges in CLUSTER16_ROWS.values()
                                                           for *_, most in ranges))
@@ -494,6 +512,11 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, rows: int 
     if rows and n_cols >= FEW_ROWS_FROM[fmt.name]:
         v = _few_rows(n_cols, rows, fmt.name, slack, device_id)
         if v is not None:
+            return v
+    for shortest, longest, most, name in SMALL_BATCH_TILES[fmt.name] if rows else ():
+        v = table.get(name)
+        if shortest <= n_cols <= longest and rows <= most and v is not None and \
+                (device_id is None or v.runs_here(device_id)):
             return v
     for limit, name in entries:
         v = table.get(name)  # a kernel waiting in staging/ for the GPU suite is not taken

@@ -521,6 +521,15 @@ def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypa
         dispatch._choose.cache_clear()
 
 
+def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
+    # tile_1024_rows.jsonl: fp32 rows of 900-1024 on 64 threads of 16 floats up to 16384 rows
+    assert _few(1024, 4096) == _few(900, 16384) == _few(876, 1) == "onepass_vec4_c1024_b64"
+    assert _few(1024, 16385) == _few(1024, None) == _few(900, 0) == "onepass_vec4_c1024_b128"
+    assert _few(875, 4096) == "onepass_vec4_c1024_b64"
+    assert _few(1025, 4096) == "onepass_vec4_c2048"
+    assert _few(1024, 4096, "bfloat16") == "onepass_bf16_c1024"
+
+
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     from softmax_harness import dispatch
 
@@ -532,6 +541,7 @@ def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     assert dispatch.choose(600, dtype="float32").name == "onepass_vec4_c1024_b64"
     assert dispatch.choose(850, dtype="float32").name == "onepass_vec4_c1024_b64"
     assert dispatch.choose(900, dtype="float32").name == "onepass_vec4_c1024_b128"
+    assert dispatch.choose(1024, dtype="float32", n_rows=65536).name == "onepass_vec4_c1024_b128"
     assert dispatch.choose(13000, dtype="float32").name == "onepass_vec4_c16384"
     assert dispatch.choose(15000, dtype="float32").name == "safe_onepass_vec4_c16384"
     assert dispatch.choose(500, dtype="float16", aligned=False).name == "onepass_f16_c512_l8"
