@@ -1,0 +1,50 @@
+// The fused forward (bias, bool mask, causal) for rows past the clusters, on the forward's
+// split-row kernel (include/scaled_split.cuh): a row over a group of co-resident blocks of a
+// persistent grid, each block's slice of x in registers and a shared-memory stash (read once;
+// the bias or the mask's bytes beside it), the group meeting once a row on a (max, sum) pair.
+// The split_row kernels of these forms meet twice and hold 8188 (16-bit: 16376) elements a block
+// at two blocks a multiprocessor: 0.34-0.51 of a copy at 2^20 (run 0028), where log_softmax on
+// this machinery reaches 0.91-0.93 (run 0027). A second input takes room: the bias form holds
+// 20 elements a thread in registers and 20 in the stash in fp32 (24 spilled), 16 and 40 in 16
+// bits (32 and more, held as 16-bit words, spilled 120 bytes and more on sm_90); the mask form's
+// stash is smaller than the causal form's by its bytes, and its registers hold 12 (fp32) and 32
+// (16 bits) elements: the tile's mask words, loaded together, spill 4-40 bytes at 16-28 and 40-48
+// (sm_90), erratically; with them fp32 rows reach 0.80-0.91 of a copy against 0.69-0.72
+// (reports/measurements/online_split_mask_and_crossovers.jsonl).
+// @variant name=scaled_bias_online_split op=scaled_softmax_bias kernel=scaled_bias_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=10208 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_bias_online_split_f16 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_mask_online_split op=scaled_softmax_mask kernel=scaled_mask_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=12256 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_mask_online_split_f16 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=22464 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_mask_online_split_bf16 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=22464 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_causal_online_split op=scaled_softmax_causal kernel=scaled_causal_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=1048576 fast_math=true exp=shifted
+// @variant name=scaled_causal_online_split_f16 op=scaled_softmax_causal kernel=scaled_causal_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_causal_online_split_bf16 op=scaled_softmax_causal kernel=scaled_causal_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// *_b2 (trial): the 16-bit bias and mask forms at two blocks a multiprocessor rather than four,
+// so that a thread may hold 48 elements in registers (the launch bound lets it 128 registers, not
+// 64), the stash as before (static shared memory stops at 48 KB a block): the 16-bit forms'
+// split kernels run at 0.78-0.86 of a copy (run 0042, H100) where their register tiles and
+// clusters, with no stash, reach 1.02, and the 16-bit fused tiles were issue-bound
+// (reports/measurements/fused_tiles_ncu.txt).
+// @variant name=scaled_bias_online_split_f16_b2 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b2 algorithm=online geometry=split-row threads=256 blocks_per_sm=2 tile=22464 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_b2 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b2 algorithm=online geometry=split-row threads=256 blocks_per_sm=2 tile=22464 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_mask_online_split_f16_b2 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16_b2 algorithm=online geometry=split-row threads=256 blocks_per_sm=2 tile=26560 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_mask_online_split_bf16_b2 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16_b2 algorithm=online geometry=split-row threads=256 blocks_per_sm=2 tile=26560 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+#include "softmax.cuh"
+#include "include/scaled_split.cuh"
+
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split, float, 256, 4, 20, 20)
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_f16, sh::half_t, 256, 4, 16, 40)
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_bf16, sh::bf16_t, 256, 4, 16, 40)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split, float, 256, 4, 12, 36)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_f16, sh::half_t, 256, 4, 32, 56)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16, sh::bf16_t, 256, 4, 32, 56)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split, float, 256, 4, 32, 44)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 48, 88)
+SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
+
+// Two blocks a multiprocessor, more of a thread's slice in registers (trial).
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_f16_b2, sh::half_t, 256, 2, 48, 40)
+SCALED_ONLINE_SPLIT_bias(scaled_bias_online_split_bf16_b2, sh::bf16_t, 256, 2, 48, 40)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_f16_b2, sh::half_t, 256, 2, 48, 56)
+SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16_b2, sh::bf16_t, 256, 2, 48, 56)
