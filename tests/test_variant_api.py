@@ -284,6 +284,22 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
     assert dispatch.TABLE["float32"][-1][0] is None, "fp32 takes any row length"
 
 
+def test_the_few_rows_and_small_batch_tables_name_declared_variants_that_hold_their_rows():
+    # a misspelt name there would not fail a call: the dispatcher skips a variant it lacks (one
+    # waiting in staging/) and takes the table's entry instead
+    from softmax_harness import dispatch
+
+    names = {v.name: v for v in softmax_harness.variants()}
+    for table in (dispatch.ONE_ROW_TABLE, dispatch.FEW_ROWS_TABLE):
+        for dtype, entries in table.items():
+            for size, name in entries:
+                assert name in names and names[name].supports(size, dtype), (dtype, name)
+    for dtype, tiles in dispatch.SMALL_BATCH_TILES.items():
+        for shortest, longest, most, name in tiles:
+            assert name in names and names[name].supports(longest, dtype), (dtype, name)
+            assert 0 < shortest <= longest and most > 0, (dtype, name)
+
+
 def test_every_op_dispatches_every_row_length_to_a_declared_variant_of_its_op():
     from softmax_harness import dispatch
 
