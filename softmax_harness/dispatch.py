@@ -112,6 +112,7 @@ def _cluster16(short: str, size: int) -> str:
 PUSH16_FROM = {"float32": ((110592, 131072), (131073, 163840), (163841, 262144)),
                **{name: ((110592, 131072), (131073, 163840)) for name in ("float16", "bfloat16")}}
 
+
 def _overlay(entries, ranges, name_of):
     """A ladder's ``entries`` (ending on a finite limit) with the rows of each (from, size) of
     ``ranges`` given to ``name_of(size)``, neighbouring entries of one variant joined: the cluster
@@ -460,8 +461,8 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: calls: 4096 x 1024 in 14.5 µs against 15.9 and 15.7, 4096 x 900 13.7 against 14.6, 16384 x 1024
 #: 48.6 against 49.2; level at 256 and 1024 rows: reports/measurements/tile_1024_rows.jsonl,
 #: short_rows_latency.jsonl), and from 65536 rows on the 128 threads are level or ahead (262144 x
-#: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.995-1.000 of a copy against 0.982-0.996,
-#: shapes_1024_16384_ab.json).
+#: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.985-1.000 of a copy against 0.964-0.996 at
+#: 850-1024, shapes_1024_16384_ab.json).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),),
                      "float16": (), "bfloat16": ()}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
