@@ -462,7 +462,7 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: 48.6 against 49.2; level at 256 and 1024 rows: reports/measurements/tile_1024_rows.jsonl,
 #: short_rows_latency.jsonl), and from 65536 rows on the 128 threads are level or ahead (262144 x
 #: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.985-1.000 of a copy against 0.964-0.996 at
-#: 850-1024, shapes_1024_16384_ab.json).
+#: 900-1024, shapes_1024_16384_ab.json).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),),
                      "float16": (), "bfloat16": ()}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
