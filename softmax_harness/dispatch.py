@@ -80,15 +80,14 @@ ROOM_FOR_SHIFT_FROM = {"float32": 32768, "float16": 32768, "bfloat16": 32768}
 #: 0.90-0.92 against 0.91-0.92); 0.97-1.00 at the sizes themselves. The 16-bit size 163840 (320
 #: threads of 64) takes 143360-163840 at 0.974-0.987, Qwen's 151936 at 0.98-0.99, where the sizes
 #: 153600 (480 of 40) and 155648 gave 0.90-0.96 and the split-row kernel 0.91
-#: (push_16bit_151936.jsonl).
+#: (push_16bit_151936.jsonl). The 16-bit size 262144 takes rows from 163841 since the tiles skip
+#: the exponentials past a row's end: 180000 at 0.998 of a copy against the split-row kernel's 0.958,
+#: fp16 and bf16 alike (cluster16_b256_many_rows.json, H100), where 180224 had trailed before.
 PUSH_FROM = {"float32": ((36864, 65536), (65537, 73728), (73729, 98304), (114688, 131072), (151936, 155648),
                          (155649, 163840), (229376, 262144)),
              **{name: ((53248, 65536), (65537, 73728), (81920, 98304), (110592, 131072), (143360, 163840),
                        (163841, 262144))
                 for name in ("float16", "bfloat16")}}
-# The 16-bit size 262144 takes rows from 163841 since the tiles skip the exponentials past a row's
-# end: 180000 at 0.998 of a copy against the split-row kernel's 0.958, fp16 and bf16 alike
-# (reports/measurements/cluster16_b256_many_rows.json, H100), where 180224 had trailed before.
 
 #: The clusters of 16 blocks in 16 bits sized 163840 and 262144 run 256 threads (40 and 64
 #: elements a thread, kernels/online_cluster_push.cu's ``_b256``), the others 32 elements a thread.
