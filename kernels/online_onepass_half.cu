@@ -8,6 +8,15 @@
 // 0.84-0.98 of copy where 16 lanes of 32 reached 0.21-0.55 and 0.65-0.97; only aligned rows of
 // 496-504 were faster on 16 lanes of 32, by 0.01-0.035 (reports/measurements/short_rows_2_ab.json).
 //
+// Rows of up to 128 also on 16 lanes of 8 (one 16-byte vector a lane, 8 rows a block:
+// onepass_*_c128_l16) and on 4 lanes of 32 (onepass_*_c128_l4): at 127-128 the 16 lanes, at
+// aligned rows of 72, 80, 96 and 112 the 4 lanes ran ahead of the 8 lanes of 16
+// (reports/measurements/c128_lanes_every.json; softmax_harness/dispatch.py takes them there).
+// @variant name=onepass_f16_c128_l16 kernel=onepass_f16_c128_l16 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=128 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c128_l16 kernel=onepass_bf16_c128_l16 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=128 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=onepass_f16_c128_l4 kernel=onepass_f16_c128_l4 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=128 dtypes=float16 fast_math=true exp=ex2
+// @variant name=onepass_bf16_c128_l4 kernel=onepass_bf16_c128_l4 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=128 dtypes=bfloat16 fast_math=true exp=ex2
+//
 // @variant name=onepass_f16_c32 kernel=onepass_f16_c32 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=32 dtypes=float16 fast_math=true exp=ex2
 // @variant name=onepass_f16_c128 kernel=onepass_f16_c128 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=128 dtypes=float16 fast_math=true exp=ex2
 // @variant name=onepass_f16_c256 kernel=onepass_f16_c256 algorithm=online geometry=group-per-row threads=128 lanes=16 max_cols=256 dtypes=float16 fast_math=true exp=ex2
@@ -55,3 +64,9 @@ SH_ONEPASS_BLOCK_KERNEL(onepass_bf16_c4096, sh::bf16_t, 128, 32)
 SH_ONEPASS_BLOCK_KERNEL(onepass_bf16_c8192, sh::bf16_t, 256, 32)
 SH_ONEPASS_BLOCK_KERNEL(onepass_bf16_c16384, sh::bf16_t, 512, 32)
 SH_ONEPASS_BLOCK_KERNEL(onepass_bf16_c32768, sh::bf16_t, 512, 64)
+
+// Rows of up to 128 on 16 lanes of 8 and on 4 lanes of 32.
+SH_ONEPASS_GROUP_KERNEL(onepass_f16_c128_l16, sh::half_t, 16, 8)
+SH_ONEPASS_GROUP_KERNEL(onepass_bf16_c128_l16, sh::bf16_t, 16, 8)
+SH_ONEPASS_GROUP_KERNEL(onepass_f16_c128_l4, sh::half_t, 4, 32)
+SH_ONEPASS_GROUP_KERNEL(onepass_bf16_c128_l4, sh::bf16_t, 4, 32)

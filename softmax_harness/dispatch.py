@@ -51,12 +51,26 @@ _HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
 #: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
 #: 876-1024 on 128 of 8, and 14337-16384 on the two-reduction (safe) tile:
-#: reports/measurements/shapes_1024_16384_ab.json).
+#: reports/measurements/shapes_1024_16384_ab.json). 16-bit rows of 127-128 on 16 lanes of 8 (1.005
+#: against 8 lanes of 16's 0.989-0.991 at 128, 0.82 against 0.68-0.78 at 127; at 123-126 the 8
+#: lanes lead), H100, every bf16 length of 65-128 and fp16 at the edges:
+#: reports/measurements/c128_lanes_every.json.
 _BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (875, "onepass_vec4_c1024_b64"),
                               (1024, "onepass_vec4_c1024_b128")),
                        16384: ((14336, "onepass_vec4_c16384"), (16384, "safe_onepass_vec4_c16384"))},
-           "float16": {512: ((505, "onepass_f16_c512_l8"), (512, "onepass_f16_c512"))},
-           "bfloat16": {512: ((505, "onepass_bf16_c512_l8"), (512, "onepass_bf16_c512"))}}
+           **{name: {128: ((126, f"onepass_{short}_c128"), (128, f"onepass_{short}_c128_l16")),
+                     512: ((505, f"onepass_{short}_c512_l8"), (512, f"onepass_{short}_c512"))}
+              for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
+
+#: Row lengths whose aligned rows (each a whole number of 16-byte vectors from a 16-byte boundary)
+#: take another tile than :data:`_BEFORE`'s range holds them on: 16-bit rows of 72, 80, 96 and 112
+#: on 4 lanes of 32 (0.948-0.996 of a copy against 8 lanes of 16's 0.890-0.983, fp16 alike), where
+#: at 88 the two are level, at 104 and 120 the 8 lanes lead (0.977 and 0.967 against 0.835-0.847)
+#: and at every misaligned length 4 lanes trail (0.33-0.72 against 0.64-0.92):
+#: reports/measurements/c128_lanes_every.json (H100, every bf16 length of 65-128).
+ALIGNED_TILES = {"float32": {},
+                 **{name: {c: f"onepass_{short}_c128_l4" for c in (72, 80, 96, 112)}
+                    for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 
 
 def _onepass(dtype: str, sizes, prefix: str):
@@ -518,6 +532,9 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, rows: int 
         if shortest <= n_cols <= longest and rows <= most and v is not None and \
                 (device_id is None or v.runs_here(device_id)):
             return v
+    v = table.get(ALIGNED_TILES[fmt.name].get(n_cols)) if aligned else None
+    if v is not None and (device_id is None or v.runs_here(device_id)):
+        return v
     for limit, name in entries:
         v = table.get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
         if v is None:

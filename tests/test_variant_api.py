@@ -564,6 +564,17 @@ def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     assert dispatch.choose(505, dtype="bfloat16", aligned=False).name == "onepass_bf16_c512_l8"
     assert dispatch.choose(506, dtype="float16", aligned=False).name == "onepass_f16_c512"
     assert dispatch.choose(129, dtype="bfloat16").name == "onepass_bf16_c256"
+    # c128_lanes_every.json: aligned 16-bit rows of 72, 80, 96 and 112 on 4 lanes of 32, rows of
+    # 127-128 on 16 lanes of 8, the rest of 65-128 on 8 lanes of 16
+    assert dispatch.choose(64, dtype="bfloat16").name == "onepass_bf16_c128"
+    for c in (72, 80, 96, 112):
+        assert dispatch.choose(c, dtype="float16").name == "onepass_f16_c128_l4"
+        assert dispatch.choose(c, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
+    for c in (81, 88, 104, 120, 126):
+        assert dispatch.choose(c, dtype="bfloat16").name == "onepass_bf16_c128"
+    assert dispatch.choose(72, dtype="float32").name == "onepass_vec4_c128"
+    assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128_l16"
+    assert dispatch.choose(128, dtype="float16").name == "onepass_f16_c128_l16"
     assert dispatch.choose(257, dtype="float16").name == "onepass_f16_c512_l8"
 
 
@@ -578,7 +589,7 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(16383, dtype="float32", aligned=False).name == "safe_onepass_vec4_c16384"
     assert dispatch.choose(1023, dtype="float32", aligned=False).name == "onepass_vec4_c1024_b128"
     assert dispatch.choose(1023, dtype="float16", aligned=False).name == "onepass_f16_c1024"
-    assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
+    assert dispatch.choose(127, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128_l16"
     assert dispatch.choose(32761, dtype="float16", aligned=False).name == "onepass_f16_c32768"
     assert dispatch.choose(32762, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16_b512"
     assert dispatch.choose(53240, dtype="float16", aligned=False).name == "split_row_smem_f16_b512"

@@ -11,6 +11,9 @@
 // (16 bits) elements: the tile's mask words, loaded together, spill 4-40 bytes at 16-28 and 40-48
 // (sm_90), erratically; with them fp32 rows reach 0.80-0.91 of a copy against 0.69-0.72
 // (reports/measurements/online_split_mask_and_crossovers.jsonl).
+// Two blocks a multiprocessor, 48 16-bit elements a thread in registers (128 registers, no
+// spills), ran the bias and mask forms at 0.55-0.77 of a copy against four blocks' 0.77-0.89
+// (reports/measurements/fused_split_b2.json, H100).
 // @variant name=scaled_bias_online_split op=scaled_softmax_bias kernel=scaled_bias_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=10208 max_cols=1048576 fast_math=true exp=shifted
 // @variant name=scaled_bias_online_split_f16 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_bias_online_split_bf16 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=14272 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
