@@ -12,10 +12,9 @@
 // onepass_*_c128_l16) and on 4 lanes of 32 (onepass_*_c128_l4): at 127-128 the 16 lanes, at
 // aligned rows of 72, 80, 96 and 112 the 4 lanes ran ahead of the 8 lanes of 16
 // (reports/measurements/c128_lanes_every.json; softmax_harness/dispatch.py takes them there).
-// onepass_{f16,bf16}_c64 (8 lanes of 8, one 16-byte vector a lane) and _c64_l4 (4 lanes of 16),
-// trial: 16-bit rows of 33-64 run on the 8 lanes of 16 sized 128, half of whose lanes hold
-// nothing at 64 (0.874-0.878 of a copy against Quack's 1.004, fp16, H100,
-// reports/measurements/c128_lanes_every.json).
+// Rows of up to 64 on 8 lanes of 8 (one 16-byte vector a lane: onepass_*_c64) and on 4 lanes of
+// 16 (onepass_*_c64_l4): the 8 lanes ahead of the tile sized 128 at every length of 33-64, the 4
+// lanes at aligned rows of 40, 48 and 56 (reports/measurements/c64_tiles.json).
 // @variant name=onepass_f16_c64 kernel=onepass_f16_c64 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=64 dtypes=float16 fast_math=true exp=ex2
 // @variant name=onepass_bf16_c64 kernel=onepass_bf16_c64 algorithm=online geometry=group-per-row threads=128 lanes=8 max_cols=64 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=onepass_f16_c64_l4 kernel=onepass_f16_c64_l4 algorithm=online geometry=group-per-row threads=128 lanes=4 max_cols=64 dtypes=float16 fast_math=true exp=ex2
@@ -79,7 +78,7 @@ SH_ONEPASS_GROUP_KERNEL(onepass_bf16_c128_l16, sh::bf16_t, 16, 8)
 SH_ONEPASS_GROUP_KERNEL(onepass_f16_c128_l4, sh::half_t, 4, 32)
 SH_ONEPASS_GROUP_KERNEL(onepass_bf16_c128_l4, sh::bf16_t, 4, 32)
 
-// Rows of up to 64 on 8 lanes of 8 and on 4 lanes of 16 (trial).
+// Rows of up to 64 on 8 lanes of 8 and on 4 lanes of 16.
 SH_ONEPASS_GROUP_KERNEL(onepass_f16_c64, sh::half_t, 8, 8)
 SH_ONEPASS_GROUP_KERNEL(onepass_bf16_c64, sh::bf16_t, 8, 8)
 SH_ONEPASS_GROUP_KERNEL(onepass_f16_c64_l4, sh::half_t, 4, 16)

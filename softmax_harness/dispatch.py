@@ -45,8 +45,10 @@ import functools
 
 from . import catalog, dtypes
 
+#: The one-pass tiles' sizes, every type: 16-bit rows of 33-64 on the tile sized 64 (8 lanes of
+#: 8) ran at 0.54-1.006 of a copy where the tile sized 128 took them at 0.38-0.88 (H100, every bf16
+#: length, reports/measurements/c64_tiles.json).
 _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
-_HALF_SIZES = (32, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: Limits below a size's own, where another tile of that size was measured faster (rows of
 #: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
 #: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
@@ -67,9 +69,12 @@ _BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (875, "onepass_vec4_c
 #: on 4 lanes of 32 (0.948-0.996 of a copy against 8 lanes of 16's 0.890-0.983, fp16 alike), where
 #: at 88 the two are level, at 104 and 120 the 8 lanes lead (0.977 and 0.967 against 0.835-0.847)
 #: and at every misaligned length 4 lanes trail (0.33-0.72 against 0.64-0.92):
-#: reports/measurements/c128_lanes_every.json (H100, every bf16 length of 65-128).
+#: reports/measurements/c128_lanes_every.json (H100, every bf16 length of 65-128). Likewise rows
+#: of 40, 48 and 56 on the tile sized 64 on 4 lanes of 16 (0.934-0.987 against 8 lanes of 8's
+#: 0.689-0.903; c64_tiles.json).
 ALIGNED_TILES = {"float32": {},
-                 **{name: {c: f"onepass_{short}_c128_l4" for c in (72, 80, 96, 112)}
+                 **{name: {**{c: f"onepass_{short}_c64_l4" for c in (40, 48, 56)},
+                           **{c: f"onepass_{short}_c128_l4" for c in (72, 80, 96, 112)}}
                     for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 
 
@@ -153,7 +158,7 @@ TABLE = {
     "float32": (*_clusters((*_onepass("float32", _SIZES, "onepass_vec4_c"), (2**21, "split_row_smem_f32")),
                            "float32", ""),
                 (None, "safe_block_vec4_1024")),
-    **{name: tuple(_clusters((*_onepass(name, _HALF_SIZES, f"onepass_{short}_c"),
+    **{name: tuple(_clusters((*_onepass(name, _SIZES, f"onepass_{short}_c"),
                               (69568, f"split_row_smem_{short}_b512"), (2**21, f"split_row_smem_{short}")),
                              name, f"_{short}"))
        for name, short in (("float16", "f16"), ("bfloat16", "bf16"))},
