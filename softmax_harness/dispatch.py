@@ -53,14 +53,17 @@ _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
 #: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
 #: 876-1024 on 128 of 8, and 14337-16384 on the two-reduction (safe) tile:
-#: reports/measurements/shapes_1024_16384_ab.json). 16-bit rows of 127-128 on 16 lanes of 8 (1.005
-#: against 8 lanes of 16's 0.989-0.991 at 128, 0.82 against 0.68-0.78 at 127; at 123-126 the 8
-#: lanes lead), H100, every bf16 length of 65-128 and fp16 at the edges:
-#: reports/measurements/c128_lanes_every.json.
+#: reports/measurements/shapes_1024_16384_ab.json). 16-bit rows of 127 on 16 lanes of 8 (0.82
+#: of a copy against 8 lanes of 16's 0.68-0.78 on an H100; at 123-126 the 8 lanes lead:
+#: reports/measurements/c128_lanes_every.json, every bf16 length of 65-128 and fp16 at the
+#: edges). At 128 the 8 lanes stay, for the H200: the 16 lanes, 1.005 against 0.989-0.991 on the
+#: H100, ran 0.897-0.905 on the H200 (run 0049) where the 8 lanes had run 0.968-0.972 (runs 0018
+#: and 0019; Quack 1.002-1.004 in 0019 and 0049).
 _BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (875, "onepass_vec4_c1024_b64"),
                               (1024, "onepass_vec4_c1024_b128")),
                        16384: ((14336, "onepass_vec4_c16384"), (16384, "safe_onepass_vec4_c16384"))},
-           **{name: {128: ((126, f"onepass_{short}_c128"), (128, f"onepass_{short}_c128_l16")),
+           **{name: {128: ((126, f"onepass_{short}_c128"), (127, f"onepass_{short}_c128_l16"),
+                           (128, f"onepass_{short}_c128")),
                      512: ((505, f"onepass_{short}_c512_l8"), (512, f"onepass_{short}_c512"))}
               for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 
@@ -126,9 +129,14 @@ def _cluster16(short: str, size: int) -> str:
 #: 0.960-0.966 (110592, 140000-143360, 180000-196608, where the table had it). 16 bits at
 #: 110592-163840: 0.997-1.006 against 0.991-0.998, and against the split-row kernel's 0.957 at
 #: 140000; from 163841 the 8 blocks sized 262144 stay (0.995-0.999 against the 16 blocks'
-#: 0.996-0.999). 98305-110591 were not measured.
+#: 0.996-0.999). 98305-110591 were not measured. 16-bit rows of 110592-131072 stay on the 8
+#: blocks, for the H200: there the 16 blocks ran 128256 and 131072 at 0.930-0.962 of a copy (run
+#: 0049), where the 8 blocks had run 0.969-1.003 (run 0037; Quack 0.973-0.982 and 0.979-1.005 in
+#: the same runs), and 110592 at 0.884-0.893 against Quack's 0.944-0.960 in one call
+#: (reports/measurements/h200_short_and_long_quack.json); two runs, not one, so a same-call
+#: measurement on the H200 is to settle it.
 PUSH16_FROM = {"float32": ((110592, 131072), (131073, 163840), (163841, 262144)),
-               **{name: ((110592, 131072), (131073, 163840)) for name in ("float16", "bfloat16")}}
+               **{name: ((131073, 163840),) for name in ("float16", "bfloat16")}}
 
 
 def _overlay(entries, ranges, name_of):
