@@ -567,8 +567,6 @@ def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     assert dispatch.choose(505, dtype="bfloat16", aligned=False).name == "onepass_bf16_c512_l8"
     assert dispatch.choose(506, dtype="float16", aligned=False).name == "onepass_f16_c512"
     assert dispatch.choose(129, dtype="bfloat16").name == "onepass_bf16_c256"
-    # c128_lanes_every.json: aligned 16-bit rows of 72, 80, 96 and 112 on 4 lanes of 32, rows of
-    # 127 on 16 lanes of 8, the rest of 65-128 on 8 lanes of 16
     # c64_tiles.json: 16-bit rows of 33-64 on the tile sized 64, aligned 40, 48 and 56 on 4 lanes of 16
     assert dispatch.choose(33, dtype="bfloat16", aligned=False).name == "onepass_bf16_c64"
     assert dispatch.choose(64, dtype="bfloat16").name == "onepass_bf16_c64"
@@ -576,6 +574,8 @@ def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     for c in (40, 48, 56):
         assert dispatch.choose(c, dtype="float16").name == "onepass_f16_c64_l4"
         assert dispatch.choose(c, dtype="bfloat16", aligned=False).name == "onepass_bf16_c64"
+    # c128_lanes_every.json: aligned 16-bit rows of 72, 80, 96 and 112 on 4 lanes of 32, rows of
+    # 127 on 16 lanes of 8, the rest of 65-128 on 8 lanes of 16
     for c in (72, 80, 96, 112):
         assert dispatch.choose(c, dtype="float16").name == "onepass_f16_c128_l4"
         assert dispatch.choose(c, dtype="bfloat16", aligned=False).name == "onepass_bf16_c128"
