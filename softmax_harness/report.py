@@ -16,8 +16,10 @@ the copy timed beside each kernel.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import statistics
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -365,8 +367,12 @@ def _run(args) -> int:
     (out / "bench.md").write_text(markdown(run, ", ".join(map(str, sources))))
     written = [out / "bench.md"]
     if not args.no_plot and run["tables"]:  # the plot draws the forward's sweep
-        plot(run, out / "bench.png")
-        written.append(out / "bench.png")
+        if importlib.util.find_spec("matplotlib") is None:
+            print("softmax-harness report: bench.png not drawn: matplotlib is not installed "
+                  "(pip install 'softmax-harness[bench]', or --no-plot)", file=sys.stderr)
+        else:
+            plot(run, out / "bench.png")
+            written.append(out / "bench.png")
     print("wrote " + ", ".join(map(str, written)))
     return 0
 

@@ -215,3 +215,17 @@ def test_a_run_of_small_batches_alone_is_titled_so_and_draws_no_plot(tmp_path):
     assert cli.main(["report", str(path), "--out", str(tmp_path / "out")]) == 0
     assert (tmp_path / "out" / "bench.md").read_text().startswith("# Softmax, small batches (")
     assert not (tmp_path / "out" / "bench.png").exists()
+
+
+def test_without_matplotlib_the_page_is_written_and_the_plot_named_in_one_line(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    from softmax_harness import cli
+
+    found = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else found(name, *a))
+    assert cli.main(["report", str(fake_run(tmp_path)), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "bench.md").is_file() and not (tmp_path / "out" / "bench.png").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "matplotlib is not installed" in err[0] and "--no-plot" in err[0]
