@@ -9,10 +9,9 @@
 // 496-504 were faster on 16 lanes of 32, by 0.01-0.035 (reports/measurements/short_rows_2_ab.json).
 //
 // Rows of up to 128 also on 16 lanes of 8 (one 16-byte vector a lane, 8 rows a block:
-// onepass_*_c128_l16) and on 4 lanes of 32 (onepass_*_c128_l4): on an H100 at 127-128 the 16
-// lanes, at aligned rows of 72, 80, 96 and 112 the 4 lanes ran ahead of the 8 lanes of 16
-// (reports/measurements/c128_lanes_every.json); on the H200 the 16 lanes fell behind at 128
-// (softmax_harness/dispatch.py says where each is taken).
+// onepass_*_c128_l16) and on 4 lanes of 32 (onepass_*_c128_l4): at 127-128 the 16 lanes, at
+// aligned rows of 72, 80, 96 and 112 the 4 lanes ran ahead of the 8 lanes of 16
+// (reports/measurements/c128_lanes_every.json; softmax_harness/dispatch.py takes them there).
 // Rows of up to 64 on 8 lanes of 8 (one 16-byte vector a lane: onepass_*_c64) and on 4 lanes of
 // 16 (onepass_*_c64_l4): the 8 lanes ahead of the tile sized 128 at every length of 33-64, the 4
 // lanes at aligned rows of 40, 48 and 56 (reports/measurements/c64_tiles.json).
