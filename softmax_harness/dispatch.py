@@ -361,6 +361,12 @@ def choose_op(op: str, n_cols: int, device_id: int | None = None, dtype="float32
     return _choose_op(op, n_cols, device_id, dtype, bool(aligned))
 
 
+def _usable(v, device_id: int | None) -> bool:
+    """Whether ``v`` (a variant of kernels/, or None where the table's name waits in staging/)
+    runs on ``device_id`` (any device where None)."""
+    return v is not None and (device_id is None or v.runs_here(device_id))
+
+
 @functools.lru_cache(maxsize=4096)
 def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool):
     fmt = dtypes.of(dtype)
@@ -368,8 +374,7 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
     rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
     for (_, name), limit in zip(entries, rooms, strict=True):
         v = _by_name().get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
-        fits = v is not None and (limit is None or n_cols <= limit)
-        if fits and (device_id is None or v.runs_here(device_id)):
+        if (limit is None or n_cols <= limit) and _usable(v, device_id):
             return v
     raise LookupError(f"no {fmt.name} {op} variant for rows of {n_cols} columns in kernels/")
 
@@ -525,7 +530,7 @@ def _few_rows(n_cols: int, rows: int, dtype: str, slack: int, device_id: int | N
         candidates.append(FEW_ROWS_TABLE)
     for table in candidates:
         v = _sized_cluster(table, n_cols, dtype, slack)
-        if v is not None and (device_id is None or v.runs_here(device_id)):
+        if _usable(v, device_id):
             return v
     return None
 
@@ -541,12 +546,10 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, rows: int 
         if v is not None:
             return v
     for shortest, longest, most, name in SMALL_BATCH_TILES[fmt.name] if rows else ():
-        v = table.get(name)
-        if shortest <= n_cols <= longest and rows <= most and v is not None and \
-                (device_id is None or v.runs_here(device_id)):
-            return v
+        if shortest <= n_cols <= longest and rows <= most and _usable(table.get(name), device_id):
+            return table[name]
     v = table.get(ALIGNED_TILES[fmt.name].get(n_cols)) if aligned else None
-    if v is not None and (device_id is None or v.runs_here(device_id)):
+    if _usable(v, device_id):
         return v
     for limit, name in entries:
         v = table.get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
@@ -555,7 +558,7 @@ def _choose(n_cols: int, device_id: int | None, dtype, aligned: bool, rows: int 
         room = limit
         if limit is not None and v.spec.geometry != "split-row" and limit >= ROOM_FOR_SHIFT_FROM[fmt.name]:
             room = limit - slack
-        if (room is None or n_cols <= room) and (device_id is None or v.runs_here(device_id)):
+        if (room is None or n_cols <= room) and _usable(v, device_id):
             return v
     longest = f"the longest supported: {entries[-1][0]}" if entries else "none for this element type yet"
     raise LookupError(f"no {dtypes.name_of(dtype)} softmax variant for rows of {n_cols} columns ({longest})")
