@@ -337,3 +337,37 @@ def test_the_staged_files_change_only_the_variants_whose_kernel_compiles_otherwi
     assert sass.staged_changes(tmp_path, workers=2) == []  # trial/ is not staged in place
     (tmp_path / "online_warp.cu").write_text(source.replace("xr[i], s)", "2.0f * xr[i], s)"))
     assert sass.staged_changes(tmp_path, workers=2) == ["online_warp"]
+
+
+def _diff_of(path, before: str, after: str) -> str:
+    """``git diff``'s form of an edit to ``path`` (relative to the repository root)."""
+    import difflib
+
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 f"a/{path}", f"b/{path}")
+    return "".join(lines)
+
+
+def test_a_trial_diff_changes_only_the_variants_whose_kernel_compiles_otherwise(tmp_path, disassembly):
+    """``tools/sass-same --diff``: a diff onto kernels/ that only rewords a comment changes no
+    variant's SASS; one whose arithmetic moved changes its kernel's; one that does not apply, or
+    that edits files outside kernels/, is refused in one line naming it."""
+    from softmax_harness.registry import KERNELS_DIR
+    from softmax_harness.run import sass
+
+    source = (KERNELS_DIR / "online_warp.cu").read_text()
+    reworded = tmp_path / "reworded.diff"
+    reworded.write_text(_diff_of("kernels/online_warp.cu", source, source + "// reworded\n"))
+    assert sass.diff_changes(reworded, workers=2) == []
+    moved = tmp_path / "moved.diff"
+    doubled = source.replace("xr[i], s)", "2.0f * xr[i], s)")
+    moved.write_text(_diff_of("kernels/online_warp.cu", source, doubled))
+    assert sass.diff_changes(moved, workers=2) == ["online_warp"]
+    stale = tmp_path / "stale.diff"
+    stale.write_text(_diff_of("kernels/online_warp.cu", source.replace("xr[i], s)", "x"), source))
+    with pytest.raises(RuntimeError, match="stale.diff does not apply to kernels/"):
+        sass.diff_changes(stale, workers=2)
+    outside = tmp_path / "outside.diff"
+    outside.write_text(_diff_of("softmax_harness/dispatch.py", "a\n", "b\n"))
+    with pytest.raises(RuntimeError, match="outside.diff: expected a diff of files under kernels/"):
+        sass.diff_changes(outside, workers=2)

@@ -221,21 +221,53 @@ def _expands_to(path: Path, tree: Path, digests: list[str]) -> bool:
 def staged_changes(staging: Path, arch: str = "sm_90", workers: int | None = None) -> list[str]:
     """The variants of kernels/ (correct and known-bad) whose kernel compiles to other SASS for
     ``arch`` with the files under ``staging`` (``trial/``'s aside) in place of their namesakes:
-    those a staged shared header or kernel file changes (``staging/retest``). Only the kernel
-    files that include a staged file, or are one, are compiled."""
-    staging, kernels = Path(staging).resolve(), KERNELS_DIR.resolve()
+    those a staged shared header or kernel file changes (``staging/retest``)."""
+    staging = Path(staging).resolve()
     staged = [p.relative_to(staging) for p in staging.rglob("*") if p.is_file()]
     staged = [p for p in staged if p.parts[0] != "trial"]
+
+    def overlay(tree: Path) -> set[Path]:
+        for rel in staged:
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(staging / rel, tree / rel)
+        return {tree / rel for rel in staged}
+
+    return _changed_by(overlay, arch, workers)
+
+
+def diff_changes(diff: Path, arch: str = "sm_90", workers: int | None = None) -> list[str]:
+    """As :func:`staged_changes`, for a trial kept as a diff onto kernels/ (``staging/trial/*.diff``,
+    its paths as ``git diff`` writes them, ``b/kernels/...``): the variants whose SASS it changes."""
+    diff = Path(diff).resolve()
+    touched = [Path(line[6:].split("\t")[0].strip()) for line in diff.read_text().splitlines()
+               if line.startswith("+++ b/")]
+    if not touched or any(p.parts[0] != "kernels" for p in touched):
+        raise RuntimeError(f"{diff.name}: expected a diff of files under kernels/, "
+                           "with git diff's a/ and b/ paths")
+
+    def overlay(tree: Path) -> set[Path]:
+        done = subprocess.run(["patch", "--batch", "--forward", "-s", "-p2", "-d", str(tree),
+                               "-i", str(diff)], capture_output=True, text=True)
+        if done.returncode:
+            why = (done.stdout + done.stderr).strip()
+            raise RuntimeError(f"{diff.name} does not apply to kernels/: {why}")
+        return {tree / Path(*p.parts[1:]) for p in touched}
+
+    return _changed_by(overlay, arch, workers)
+
+
+def _changed_by(overlay, arch: str, workers: int | None) -> list[str]:
+    """The variants of kernels/ (correct and known-bad) whose kernel's SASS for ``arch`` differs in
+    a copy of kernels/ that ``overlay(copy)`` changes (returning the files it changed). Only the
+    kernel files that include a changed file, or are one, are compiled."""
+    kernels = KERNELS_DIR.resolve()
     variants = [v for v in catalog.variants() + catalog.known_bad()
                 if v.spec.path.resolve().is_relative_to(kernels)]
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp).resolve() / "kernels"
         shutil.copytree(kernels, tree)
-        for rel in staged:
-            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(staging / rel, tree / rel)
-        overlaid = {tree / rel for rel in staged}
-        twin = {}  # a kernel file of kernels/ -> its copy with the staged files in place, where they touch it
+        overlaid = overlay(tree)
+        twin = {}  # a kernel file of kernels/ -> its copy with the changes in place, where they touch it
         for path in {v.spec.path.resolve() for v in variants}:
             copy = tree / path.relative_to(kernels)
             if overlaid & set(compiler.sources(copy)):
