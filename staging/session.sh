@@ -26,7 +26,9 @@ steps=" ${*:-gpu measure mask lanes unpack wide} "
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" measure "* ]] && {
-  timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"; }
+  timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
+  # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
+  timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; }
 [[ $steps == *" mask "* ]] && {
   DEADLINE=240 timeout 560 bash staging/trial/check.sh kernels_mask_words "$r/mw" > "$r/mask_words.txt" 2>&1
   echo "mask words rc $?"; tail -2 "$r/mw/suite.txt" 2>/dev/null; }
