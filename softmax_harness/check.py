@@ -6,9 +6,10 @@ A target is a ``.cu`` file (its declared variants), a folder of them, or ``modul
 GPU every subject gets the whole battery (:mod:`softmax_harness.battery`, in a child pytest
 process that a crash or a hang cannot take down) and, with ``--sanitize``, compute-sanitizer's
 four tools. Without one, the ``.cu`` subjects are compiled offline for sm_80 and sm_90
-(registers and spills shown), CPU callables get the battery, and one line names what needed a
-GPU. Everything a run writes (the pytest record and log, the inputs that repro lines name) goes
-into one run folder, printed at the end; the exit status is 0 only when everything that ran passed.
+(registers, spills and the blocks a multiprocessor holds shown), CPU callables get the battery,
+and one line names what needed a GPU. Everything a run writes (the pytest record and log, the
+inputs that repro lines name) goes into one run folder, printed at the end; the exit status is 0
+only when everything that ran passed.
 """
 
 from __future__ import annotations
@@ -27,15 +28,17 @@ from .verdicts import verdicts
 
 
 def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path, str]]]:
-    """Lines of registers and spills for each kernel of ``files`` on sm_80 and sm_90, and of each
-    variant whose kernel takes other parameters than its header passes; whether all compiled
-    without spills and agree; the (file, name) of each variant that does not agree, which no
-    launch may take (the driver would read past what it is given)."""
-    from .compiler import KernelCompileError, resources
+    """Lines of registers, spills and the blocks a multiprocessor holds for them for each kernel
+    of ``files`` on sm_80 and sm_90, and of each variant whose kernel takes other parameters than
+    its header passes; whether all compiled without spills and agree; the (file, name) of each
+    variant that does not agree, which no launch may take (the driver would read past what it is
+    given)."""
+    from .compiler import KernelCompileError, blocks_per_sm, resources
     from .compiler import compile_offline as nvrtc
 
     lines, ok, unfit = [], True, set()
     for path in files:
+        threads = {spec.kernel: spec.threads for spec in parse_file(path)}
         for arch in ("sm_80", "sm_90"):
             try:
                 result = nvrtc(path, arch, ["-Xptxas=-v"])
@@ -46,8 +49,12 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
                 ok = False
                 continue
             for kernel, (registers, spills) in resources(result["log"]).items():
-                lines.append(f"  {here(path)} {arch} {kernel}: {registers} registers, "
-                             f"{spills} bytes spilled")
+                line = f"  {here(path)} {arch} {kernel}: {registers} registers, {spills} bytes spilled"
+                if threads.get(kernel):
+                    blocks = blocks_per_sm(threads[kernel], registers)
+                    plural = "s" * (blocks != 1)
+                    line += f", {blocks} block{plural} of {threads[kernel]} threads a multiprocessor"
+                lines.append(line)
                 ok &= spills == 0
             if arch == "sm_90":  # the parameters are the source's, whatever the architecture
                 for spec in parse_file(path):

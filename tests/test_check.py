@@ -93,7 +93,8 @@ def test_check_names_the_defect_by_its_property_and_the_repro_replays_it(tmp_pat
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert "skipped: kernels/helper.cu: no '// @variant ...' header line" in out
-    assert re.search(r"kernels/reversed.cu sm_90 reversed: \d+ registers, 0 bytes spilled", out), out
+    assert re.search(r"kernels/reversed.cu sm_90 reversed: \d+ registers, 0 bytes spilled, "
+                     r"16 blocks of 128 threads a multiprocessor", out), out
     assert "needs a GPU, not run: the battery on 1 kernel (" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith("usermod:")}
     head = next(line.split() for line in out.splitlines() if line.startswith("subject "))

@@ -215,3 +215,20 @@ def test_the_shared_header_parts_are_each_inlined_once():
 
     text = expand_source(KERNELS_DIR / "online_onepass_vec4.cu")
     assert text.count("struct MaxSum {") == 1 and text.count("struct RowTile {") == 1
+
+
+@pytest.mark.parametrize("threads,registers,blocks", [
+    (512, 97, 1),    # log_softmax's 16-bit tile sized 32768: 13 allocation units a warp, 4 warps a quarter
+    (512, 64, 2),    # the forward's of that size
+    (512, 42, 2),    # 48 a thread allocated: 10 warps a quarter, 40 a multiprocessor
+    (512, 40, 3),
+    (1024, 64, 1),
+    (128, 255, 2),
+    (288, 32, 7),    # 9 warps: the threads allow 7 blocks
+    (32, 16, 32),    # the blocks' own limit
+])
+def test_blocks_per_multiprocessor_follow_the_register_allocation(threads, registers, blocks):
+    """The offline check's occupancy (``softmax-harness check`` without a GPU, ``tools/registers``):
+    a warp's registers go in units of 256 within one quarter of the register file, as the
+    occupancy calculator counts them."""
+    assert compiler.blocks_per_sm(threads, registers) == blocks
