@@ -28,8 +28,8 @@ length measured the one-pass kernel sized to C was the faster
 (reports/measurements/row_fallback_lanes_ab.json, odd_lengths_final.json).
 
 The other ops (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, read
-once) up to 16384 columns (32768 for log_softmax, and for the backwards in 16 bits); longer rows
-go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once) where it measured faster, the
+once) up to 16384 columns (32768 for log_softmax in fp32, and for the backwards in 16 bits);
+longer rows go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once) where it measured faster, the
 rest up to 2**20 over a group of co-resident blocks (``SPLIT_LONGEST``: each op's online split
 kernel, inputs read once, one meeting a row); longer ones to a block a row, reading the row two
 or three times.
@@ -247,8 +247,13 @@ SPLIT_LONGEST = 2**20
 #: of copy against 0.91-0.93; the forms at 65536-131072 0.53-0.98 against 0.90-1.00), the
 #: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072); in 16 bits
 #: every cluster of log_softmax (0.53-0.79 against 0.91-0.93 at 32768-131072, the misaligned 65535
-#: 0.59 against 0.91) and of the backwards (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535
-#: included), the mask and causal forms' sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768;
+#: 0.59 against 0.91) and its tile sized 32768 (0.794 against 0.931 at 32768 on the H200, where
+#: registers hold the tile to one block a multiprocessor: op_tile_registers.txt; at 16385 and 24576
+#: it ran 0.434 and 0.682 there, clusters_promoted.jsonl, where the split was not measured; an
+#: H100 ran the tile at 0.987 in run 0042, the split not beside it: the H200's choice until
+#: staging/trial/log_softmax_unpack.measure has the three in one call) and of the backwards
+#: (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535 included), the mask and causal forms'
+#: sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768;
 #: the bias form's rows there go to its tile sized 32768, 0.41-0.98 against 0.41-0.77), 131072
 #: and 262144 (0.31-0.75 against 0.50-0.77 at 98304-262144; only the bias form's at 131072 itself
 #: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
@@ -266,8 +271,8 @@ SPLIT_LONGEST = 2**20
 #: against 0.47-0.68 at 40960-65536, level at 73728 (0.656 against 0.66;
 #: online_split_causal_crossover.jsonl). fp16 follows bf16 (the same kernels over another type).
 _SPLIT_INSTEAD = {
-    "log_softmax": {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
-                    "_bf16": (65536, 73728, 131072, 262144)},
+    "log_softmax": {"": (65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
+                    "_bf16": (32768, 65536, 73728, 131072, 262144)},
     "scaled_bias": {"": (65536, 131072), "_f16": (131072, 262144), "_bf16": (131072, 262144)},
     "scaled_mask": {"": (16384, 32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},

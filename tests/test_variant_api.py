@@ -394,9 +394,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
     and causal forms, whose last tiles kept are sized 8192 and 16384, and log_softmax, whose tiles
     end at 32768; 16 bits:
-    the bias form's cluster push kernel sized 262144, the mask and causal forms' tiles at 16384,
-    the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go over a group of
-    blocks meeting once a row, the longer ones to the block."""
+    the bias form's cluster push kernel sized 262144, the mask and causal forms' and log_softmax's
+    tiles at 16384, the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go
+    over a group of blocks meeting once a row, the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -406,7 +406,7 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
             if (family, suffix) in (("scaled_mask", ""), ("scaled_causal", "")):
                 last, kernel = (8192, "scaled_mask_onepass_c8192") if family == "scaled_mask" else \
                     (16384, "scaled_causal_onepass_c16384")
-            elif family == "log_softmax" or (suffix and not family.startswith("scaled_")):
+            elif (family == "log_softmax" and not suffix) or (suffix and family.endswith("backward")):
                 last, kernel = 32768, f"{family}_onepass{suffix}_c32768"
             elif suffix and family != "scaled_bias":
                 last, kernel = 16384, f"{family}_onepass{suffix}_c16384"
