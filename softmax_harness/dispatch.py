@@ -245,7 +245,10 @@ SPLIT_LONGEST = 2**20
 #: in their place in the ladder (online_split_ops.jsonl, online_split_mask_and_crossovers.jsonl): in fp32
 #: log_softmax's and the fused forms' sized 65536 and 131072 (log_softmax at C = 49152-131072 0.73-0.88
 #: of copy against 0.91-0.93; the forms at 65536-131072 0.53-0.98 against 0.90-1.00), the
-#: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072); in 16 bits
+#: backwards' sized 65536 and 131072 (0.82-0.97 against 0.99-1.01 at 49152-131072) and the
+#: log_softmax backward's sized 32768 (0.947 against 1.003 at 32768 on the H200 in one call,
+#: online_split_mask_and_crossovers.jsonl; 0.946 in run 0051; an H100 ran it at 1.008 in run 0042,
+#: the split not beside it; 22529-32767 not measured on the split); in 16 bits
 #: every cluster of log_softmax (0.53-0.79 against 0.91-0.93 at 32768-131072, the misaligned 65535
 #: 0.59 against 0.91) and its tile sized 32768 (0.794 against 0.931 at 32768 on the H200, where
 #: registers hold the tile to one block a multiprocessor: op_tile_registers.txt; at 16385 and 24576
@@ -259,7 +262,7 @@ SPLIT_LONGEST = 2**20
 #: was ahead, 0.75 against 0.74); and the fp32 mask form's cluster sized 32768 (0.69 against 0.91)
 #: and its tile sized 16384 (0.38-0.58 against 0.84-0.96 at 8193-16384, the tile's mask words
 #: loaded three chunks at a time: mask_tile_16384_crossover.jsonl). Kept: the other fp32 clusters
-#: sized 32768 (the backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
+#: sized 32768 (the softmax backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
 #: the bias form's sized 65536 (0.88 against 0.75) and 73728 (not measured beside it), and the mask
@@ -278,8 +281,8 @@ _SPLIT_INSTEAD = {
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},
     "scaled_causal": {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                       "_bf16": (32768, 65536, 73728, 131072, 262144)},
-    **{family: {"": (65536, 131072), "_f16": (65536, 73728, 131072, 262144),
-                "_bf16": (65536, 73728, 131072, 262144)}
+    **{family: {"": (32768,) * (family == "log_softmax_backward") + (65536, 131072),
+                "_f16": (65536, 73728, 131072, 262144), "_bf16": (65536, 73728, 131072, 262144)}
        for family in ("backward", "log_softmax_backward")},
 }
 

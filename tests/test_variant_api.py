@@ -392,8 +392,8 @@ def test_a_misaligned_row_never_goes_to_a_cluster_push_kernel_of_an_op():
 
 def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_kernel_up_to_2_20():
     """The rows past the last tile or cluster kept (fp32: the cluster sized 32768, but for the mask
-    and causal forms, whose last tiles kept are sized 8192 and 16384, and log_softmax, whose tiles
-    end at 32768; 16 bits:
+    and causal forms, whose last tiles kept are sized 8192 and 16384, log_softmax, whose tiles
+    end at 32768, and log_softmax's backward, whose block ends at 22528; 16 bits:
     the bias form's cluster push kernel sized 262144, the mask and causal forms' and log_softmax's
     tiles at 16384, the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go
     over a group of blocks meeting once a row, the longer ones to the block."""
@@ -403,7 +403,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
-            if (family, suffix) in (("scaled_mask", ""), ("scaled_causal", "")):
+            if (family, suffix) == ("log_softmax_backward", ""):
+                last, kernel = 22528, "log_softmax_backward_block_1024"
+            elif (family, suffix) in (("scaled_mask", ""), ("scaled_causal", "")):
                 last, kernel = (8192, "scaled_mask_onepass_c8192") if family == "scaled_mask" else \
                     (16384, "scaled_causal_onepass_c16384")
             elif (family == "log_softmax" and not suffix) or (suffix and family.endswith("backward")):
