@@ -8,8 +8,8 @@
 # lane counts (check.sh's tests and sanitizers, then measure_fused_lanes.sh), and the log_softmax
 # unpack trial and the 16-bit backward tiles on twice the threads (`trial/check.sh
 # log_softmax_unpack`, `backward_wide_tiles`): the steps named (gpu, measure, mask, lanes, unpack,
-# wide; default all; gpu and measure ~5 minutes, mask ~5, lanes ~3, unpack and wide ~3 each:
-# four calls while the machine is warm). Set
+# wide; default all; gpu and measure ~6 minutes, mask ~5, lanes ~3, unpack and wide ~5 together:
+# four calls while the machine is warm: staging/README.md). Set
 # SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,10 +33,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   DEADLINE=240 timeout 560 bash staging/trial/check.sh kernels_mask_words "$r/mw" > "$r/mask_words.txt" 2>&1
   echo "mask words rc $?"; tail -2 "$r/mw/suite.txt" 2>/dev/null; }
 [[ $steps == *" unpack "* ]] && {
-  DEADLINE=120 timeout 300 bash staging/trial/check.sh log_softmax_unpack "$r/lu" > "$r/unpack.txt" 2>&1
+  DEADLINE=100 timeout 240 bash staging/trial/check.sh log_softmax_unpack "$r/lu" > "$r/unpack.txt" 2>&1
   echo "unpack rc $?"; tail -2 "$r/lu/suite.txt" 2>/dev/null; }
 [[ $steps == *" wide "* ]] && {
-  DEADLINE=120 timeout 300 bash staging/trial/check.sh backward_wide_tiles "$r/bw" > "$r/wide.txt" 2>&1
+  DEADLINE=100 timeout 240 bash staging/trial/check.sh backward_wide_tiles "$r/bw" > "$r/wide.txt" 2>&1
   echo "wide rc $?"; tail -2 "$r/bw/suite.txt" 2>/dev/null; }
 [[ $steps == *" lanes "* ]] && {
   MEASURE=0 OUT="$r/lanes" DEADLINE=120 timeout 150 bash staging/check.sh; echo "lanes check rc $?"
