@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The next session's GPU work in one device call (staging/README.md), each step under its own
-# limit so that what ran comes back: the GPU suite --since over the dispatcher's two entries that
-# went back for the H200 (the tests that take no variant), staging/measure.sh (the H200's same-call
+# limit so that what ran comes back: the GPU suite --since over the dispatcher's changes since
+# reports/gpu.json (the tests that take no variant), staging/measure.sh (the H200's same-call
 # check of those choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), and the
 # mask-words trial (`trial/check.sh kernels_mask_words`), the staged 16-bit fused tiles of other
@@ -9,7 +9,7 @@
 # unpack trial and the 16-bit backward tiles on twice the threads (`trial/check.sh
 # log_softmax_unpack`, `backward_wide_tiles`): the steps named (gpu, measure, mask, lanes, unpack,
 # wide; default all; gpu and measure ~6 minutes, mask ~5, lanes ~3, unpack and wide ~5 together:
-# four calls while the machine is warm: staging/README.md). Set
+# calls while the machine is warm: staging/README.md). Set
 # SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
