@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from . import callables, catalog, gpu, signature
+from .occupancy import blocks_per_sm
 from .registry import parse_file
 from .targets import Targets, here, resolve
 from .verdicts import verdicts
@@ -33,7 +34,7 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
     its header passes; whether all compiled without spills and agree; the (file, name) of each
     variant that does not agree, which no launch may take (the driver would read past what it is
     given)."""
-    from .compiler import KernelCompileError, blocks_per_sm, resources
+    from .compiler import KernelCompileError, resources
     from .compiler import compile_offline as nvrtc
 
     lines, ok, unfit = [], True, set()

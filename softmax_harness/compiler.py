@@ -190,21 +190,6 @@ def compile_many(jobs, workers: int | None = None) -> dict:
         return dict(zip(jobs, pool.map(_compile_job, jobs), strict=True))
 
 
-#: A multiprocessor's register file (in four quarters, a warp's registers in one), threads and
-#: blocks, sm_80 and sm_90 alike.
-SM_REGISTERS, SM_THREADS, SM_BLOCKS = 65536, 2048, 32
-
-
-def blocks_per_sm(threads: int, registers: int) -> int:
-    """How many blocks of ``threads`` one multiprocessor holds at ``registers`` a thread, as the
-    registers (a warp's allocated 256 at a time), the threads and the blocks allow; shared memory
-    apart. A register tile's bytes in flight, and what overlaps one block's reductions, grow with it."""
-    warps = -(-threads // 32)
-    per_warp = -(-registers * 32 // 256) * 256
-    by_registers = 4 * (SM_REGISTERS // 4 // per_warp) // warps if per_warp else SM_BLOCKS
-    return min(by_registers, SM_THREADS // (32 * warps), SM_BLOCKS)
-
-
 def resources(log: str) -> dict[str, tuple[int, int]]:
     """kernel -> (registers, bytes of spill stores), from a ``-Xptxas=-v`` compile log."""
     found = re.findall(r"Compiling entry function '(\w+)'.*?(\d+) bytes spill stores.*?Used (\d+) registers",

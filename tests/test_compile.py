@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import softmax_harness
-from softmax_harness import compiler, signature
+from softmax_harness import compiler, occupancy, signature
 from softmax_harness.registry import KERNELS_DIR
 
 pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed (pip install .[test])")
@@ -231,4 +231,4 @@ def test_blocks_per_multiprocessor_follow_the_register_allocation(threads, regis
     """The offline check's occupancy (``softmax-harness check`` without a GPU, ``tools/registers``):
     a warp's registers go in units of 256 within one quarter of the register file, as the
     occupancy calculator counts them."""
-    assert compiler.blocks_per_sm(threads, registers) == blocks
+    assert occupancy.blocks_per_sm(threads, registers) == blocks
