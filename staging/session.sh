@@ -5,11 +5,10 @@
 # check of those choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), and the
 # mask-words trial (`trial/check.sh kernels_mask_words`), the staged 16-bit fused tiles of other
-# lane counts (check.sh's tests and sanitizers, then measure_fused_lanes.sh), and the log_softmax
-# unpack trial and the 16-bit backward tiles on twice the threads (`trial/check.sh
-# log_softmax_unpack`, `backward_wide_tiles`): the steps named (gpu, measure, mask, lanes, unpack,
-# wide; default all; gpu and measure ~6 minutes, mask ~5, lanes ~3, unpack and wide ~5 together:
-# calls while the machine is warm: staging/README.md). Set
+# lane counts (check.sh's tests and sanitizers, then measure_fused_lanes.sh), and the op tiles'
+# registers trial (`trial/check.sh tile_registers`): the steps named (gpu, measure, mask, lanes,
+# tiles; default all; gpu and measure ~6 minutes, mask ~5, lanes ~3, tiles ~6: calls while the
+# machine is warm, staging/README.md). Set
 # SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -19,7 +18,7 @@ nvidia-smi --query-gpu=name --format=csv,noheader | tee "$r/device.txt"
 if ls /tmp/peer/* > /dev/null 2>&1 && [ -d .whl/b ]; then
   tools/peer-wheels unpack /tmp/site /tmp/peer/* .whl/b/* > "$r/unpack.log" 2>&1 || echo "unpack failed"
 fi
-steps=" ${*:-gpu measure mask lanes unpack wide} "
+steps=" ${*:-gpu measure mask lanes tiles} "
 [[ $steps == *" gpu "* ]] && {
   PYTHONPATH=. timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
@@ -32,12 +31,9 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" mask "* ]] && {
   DEADLINE=240 timeout 560 bash staging/trial/check.sh kernels_mask_words "$r/mw" > "$r/mask_words.txt" 2>&1
   echo "mask words rc $?"; tail -2 "$r/mw/suite.txt" 2>/dev/null; }
-[[ $steps == *" unpack "* ]] && {
-  DEADLINE=100 timeout 240 bash staging/trial/check.sh log_softmax_unpack "$r/lu" > "$r/unpack.txt" 2>&1
-  echo "unpack rc $?"; tail -2 "$r/lu/suite.txt" 2>/dev/null; }
-[[ $steps == *" wide "* ]] && {
-  DEADLINE=100 timeout 240 bash staging/trial/check.sh backward_wide_tiles "$r/bw" > "$r/wide.txt" 2>&1
-  echo "wide rc $?"; tail -2 "$r/bw/suite.txt" 2>/dev/null; }
+[[ $steps == *" tiles "* ]] && {
+  DEADLINE=180 timeout 480 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
+  echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
 [[ $steps == *" lanes "* ]] && {
   MEASURE=0 OUT="$r/lanes" DEADLINE=120 timeout 150 bash staging/check.sh; echo "lanes check rc $?"
   timeout 150 bash staging/measure_fused_lanes.sh "$r/lanes" > "$r/lanes.txt" 2>&1; echo "lanes measure rc $?"; }
