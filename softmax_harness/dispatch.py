@@ -254,7 +254,7 @@ SPLIT_LONGEST = 2**20
 #: registers hold the tile to one block a multiprocessor: op_tile_registers.txt; at 16385 and 24576
 #: it ran 0.434 and 0.682 there, clusters_promoted.jsonl, where the split was not measured; an
 #: H100 ran the tile at 0.987 in run 0042, the split not beside it: the H200's choice until
-#: staging/trial/log_softmax_unpack.measure has the three in one call) and of the backwards
+#: staging/trial/tile_registers.measure has the three in one call) and of the backwards
 #: (0.52-0.89 against 0.79-0.99 at 49152-262144, 65535 included), the mask and causal forms'
 #: sized 32768 (0.30-0.59 against 0.48-0.77 at 20481-32768;
 #: the bias form's rows there go to its tile sized 32768, 0.41-0.98 against 0.41-0.77), 131072
