@@ -39,7 +39,8 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
 
     lines, ok, unfit = [], True, set()
     for path in files:
-        threads = {spec.kernel: spec.threads for spec in parse_file(path)}
+        specs = parse_file(path)
+        threads = {spec.kernel: spec.threads for spec in specs}
         for arch in ("sm_80", "sm_90"):
             try:
                 result = nvrtc(path, arch, ["-Xptxas=-v"])
@@ -58,7 +59,7 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
                 lines.append(line)
                 ok &= spills == 0
             if arch == "sm_90":  # the parameters are the source's, whatever the architecture
-                for spec in parse_file(path):
+                for spec in specs:
                     why = signature.mismatch(spec, result["cubin"])
                     if why:
                         lines.append(f"  {here(path)} {spec.name}: {why}")

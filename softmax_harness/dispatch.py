@@ -29,10 +29,10 @@ length measured the one-pass kernel sized to C was the faster
 
 The other ops (:data:`OP_TABLES`) take a register tile sized to the row (16-byte vectors, read
 once) up to 16384 columns (32768 for log_softmax in fp32, and for the backwards in 16 bits);
-longer rows go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once) where it measured faster, the
-rest up to 2**20 over a group of co-resident blocks (``SPLIT_LONGEST``: each op's online split
-kernel, inputs read once, one meeting a row); longer ones to a block a row, reading the row two
-or three times.
+longer rows go over a cluster of 8 blocks on sm_90 (x, or y and dy, read once) where it measured
+faster, the rest up to 2**20 over a group of co-resident blocks (``SPLIT_LONGEST``: each op's
+online split kernel, inputs read once, one meeting a row); longer ones to a block a row, reading
+the row two or three times.
 
 The forward's cluster kernels that meet at cluster barriers (kernels/online_onepass_cluster.cu) are
 no longer taken: the push kernels beat them at every size and row count measured
