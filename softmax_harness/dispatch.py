@@ -309,6 +309,21 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
                          for s in ("_f16", "_bf16")}}
 
 
+#: Row lengths whose aligned rows (first input) take another tile of the fused forms than the
+#: ladder's, as :data:`ALIGNED_TILES` for the forward: op -> type -> {length: variant}. 16-bit rows
+#: of 72-128 on 4 lanes of 32 (0.98-1.02 of a copy for the bias form, 0.81-1.21 causal, 0.78-1.02
+#: mask, against 8 lanes of 16's 0.71-0.95, 0.65-1.09, 0.66-0.98), of 24 on 2 lanes of 16 (bias
+#: 0.89-0.92 against 0.75-0.77, causal 0.83 against 0.61), and the causal form's of 32 (0.99
+#: against 0.89): an H100, each length measured (reports/measurements/fused_lanes_h100.json);
+#: misaligned rows, and the lengths between, were not.
+OP_ALIGNED_TILES = {
+    f"scaled_softmax_{form}": {
+        dtype: {**{c: f"scaled_{form}_onepass_{short}_c128_l4" for c in (72, 96, 112, 120, 128)},
+                **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2}}
+        for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
+    for form, lanes2 in (("bias", (24,)), ("mask", ()), ("causal", (24, 32)))}
+
+
 def _ladder(family: str, suffix: str):
     """The variants of ``family`` (their names' prefix) for one element type (``suffix``: "",
     "_f16", "_bf16"): a register tile sized to the row, then the clusters and the online split
@@ -378,6 +393,9 @@ def _usable(v, device_id: int | None) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool):
     fmt = dtypes.of(dtype)
+    v = _by_name().get(OP_ALIGNED_TILES.get(op, {}).get(fmt.name, {}).get(n_cols)) if aligned else None
+    if _usable(v, device_id):
+        return v
     entries = OP_TABLES[op].get(fmt.name, ())
     rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
     for (_, name), limit in zip(entries, rooms, strict=True):

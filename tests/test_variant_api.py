@@ -328,13 +328,15 @@ def test_a_misaligned_row_leaves_a_cluster_kernel_only_for_a_size_close_above():
 
 
 def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
+    """(but at the lengths of ``OP_ALIGNED_TILES``, which take another tile of that size)"""
     from softmax_harness import dispatch
 
     for op, tables in dispatch.OP_TABLES.items():
         for dtype, table in tables.items():
+            other = dispatch.OP_ALIGNED_TILES.get(op, {}).get(dtype, {})
             for limit, name in table[:-1]:
                 chosen = dispatch.choose_op(op, limit, dtype=dtype, aligned=True)
-                assert chosen.name == name, (op, dtype, limit)
+                assert chosen.name == other.get(limit, name), (op, dtype, limit)
 
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
@@ -674,3 +676,22 @@ def test_split_plan_names_a_row_too_long_for_the_device():
     with pytest.raises(ValueError, match="rows of 2097152 columns need 108 resident blocks of 19424 "
                                          "elements; this device holds 100"):
         split_plan(1, 2**21, 19424, 100, 256, 4)
+
+
+def test_the_fused_forms_take_other_lane_counts_only_at_the_aligned_lengths_measured():
+    """``dispatch.OP_ALIGNED_TILES``: an aligned 16-bit row of a length measured faster on 4 lanes
+    of 32 (or 2 of 16) goes there; the same length misaligned, and a length between, keep the
+    ladder's tile; every name is a declared variant of its op that takes the length."""
+    from softmax_harness import dispatch
+
+    names = {v.name: v for v in softmax_harness.variants()}
+    for op, types in dispatch.OP_ALIGNED_TILES.items():
+        for dtype, lengths in types.items():
+            for n_cols, name in lengths.items():
+                assert name in names and names[name].op.name == op and names[name].supports(n_cols, dtype)
+                assert dispatch.choose_op(op, n_cols, dtype=dtype, aligned=True).name == name
+                assert dispatch.choose_op(op, n_cols, dtype=dtype, aligned=False).name != name
+    bias = "scaled_softmax_bias"
+    assert dispatch.choose_op(bias, 96, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128_l4"
+    assert dispatch.choose_op(bias, 88, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128"
+    assert dispatch.choose_op("scaled_softmax_mask", 96, dtype="float32").name == "scaled_mask_onepass_c128"

@@ -78,6 +78,21 @@
 // @variant name=scaled_causal_onepass_bf16_c4096 op=scaled_softmax_causal kernel=scaled_causal_onepass_bf16_c4096 algorithm=safe geometry=block-per-row threads=128 max_cols=4096 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
 // @variant name=scaled_causal_onepass_bf16_c8192 op=scaled_softmax_causal kernel=scaled_causal_onepass_bf16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
 // @variant name=scaled_causal_onepass_bf16_c16384 op=scaled_softmax_causal kernel=scaled_causal_onepass_bf16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
+// scaled_*_onepass_{f16,bf16}_c32_l2 and _c128_l4: the 16-bit fused tiles sized 32 and 128 on 2
+// lanes of 16 and 4 lanes of 32, two and four 16-byte vectors a lane in flight where 4 lanes of 8
+// and 8 of 16 hold one (the mask form's sized 32 on 2 lanes spilled 4 bytes on sm_80, and is left
+// out). dispatch.OP_ALIGNED_TILES takes them at the aligned lengths where they led
+// (fused_lanes_h100.json).
+// @variant name=scaled_bias_onepass_f16_c32_l2 op=scaled_softmax_bias kernel=scaled_bias_onepass_f16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 fast_math=true exp=ex2 dtypes=float16
+// @variant name=scaled_bias_onepass_f16_c128_l4 op=scaled_softmax_bias kernel=scaled_bias_onepass_f16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=float16
+// @variant name=scaled_bias_onepass_bf16_c32_l2 op=scaled_softmax_bias kernel=scaled_bias_onepass_bf16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
+// @variant name=scaled_bias_onepass_bf16_c128_l4 op=scaled_softmax_bias kernel=scaled_bias_onepass_bf16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
+// @variant name=scaled_mask_onepass_f16_c128_l4 op=scaled_softmax_mask kernel=scaled_mask_onepass_f16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=float16
+// @variant name=scaled_mask_onepass_bf16_c128_l4 op=scaled_softmax_mask kernel=scaled_mask_onepass_bf16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
+// @variant name=scaled_causal_onepass_f16_c32_l2 op=scaled_softmax_causal kernel=scaled_causal_onepass_f16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 fast_math=true exp=ex2 dtypes=float16
+// @variant name=scaled_causal_onepass_f16_c128_l4 op=scaled_softmax_causal kernel=scaled_causal_onepass_f16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=float16
+// @variant name=scaled_causal_onepass_bf16_c32_l2 op=scaled_softmax_causal kernel=scaled_causal_onepass_bf16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
+// @variant name=scaled_causal_onepass_bf16_c128_l4 op=scaled_softmax_causal kernel=scaled_causal_onepass_bf16_c128_l4 algorithm=safe geometry=group-per-row lanes=4 threads=128 max_cols=128 vector=8 fast_math=true exp=ex2 dtypes=bfloat16
 #include "softmax.cuh"
 #include "include/scaled.cuh"
 
@@ -155,3 +170,15 @@ SCALED_TILE(scaled_causal_onepass_bf16_c2048, causal, sh::bf16_t, 64, 64, 32)
 SCALED_TILE(scaled_causal_onepass_bf16_c4096, causal, sh::bf16_t, 128, 128, 32)
 SCALED_TILE(scaled_causal_onepass_bf16_c8192, causal, sh::bf16_t, 256, 256, 32)
 SCALED_TILE(scaled_causal_onepass_bf16_c16384, causal, sh::bf16_t, 512, 512, 32)
+
+// The 16-bit tiles sized 32 and 128 on 2 lanes of 16 and 4 lanes of 32.
+SCALED_TILE(scaled_bias_onepass_f16_c32_l2, bias, sh::half_t, 128, 2, 16)
+SCALED_TILE(scaled_bias_onepass_f16_c128_l4, bias, sh::half_t, 128, 4, 32)
+SCALED_TILE(scaled_bias_onepass_bf16_c32_l2, bias, sh::bf16_t, 128, 2, 16)
+SCALED_TILE(scaled_bias_onepass_bf16_c128_l4, bias, sh::bf16_t, 128, 4, 32)
+SCALED_TILE(scaled_mask_onepass_f16_c128_l4, mask, sh::half_t, 128, 4, 32)
+SCALED_TILE(scaled_mask_onepass_bf16_c128_l4, mask, sh::bf16_t, 128, 4, 32)
+SCALED_TILE(scaled_causal_onepass_f16_c32_l2, causal, sh::half_t, 128, 2, 16)
+SCALED_TILE(scaled_causal_onepass_f16_c128_l4, causal, sh::half_t, 128, 4, 32)
+SCALED_TILE(scaled_causal_onepass_bf16_c32_l2, causal, sh::bf16_t, 128, 2, 16)
+SCALED_TILE(scaled_causal_onepass_bf16_c128_l4, causal, sh::bf16_t, 128, 4, 32)
