@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The next session's GPU work in one device call (staging/README.md), each step under its own
-# limit so that what ran comes back: the GPU suite --since over the dispatcher's changes since
-# reports/gpu.json (the tests that take no variant), staging/measure.sh (the H200's same-call
-# check of those choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
-# call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), and the
-# mask-words trial (`trial/check.sh kernels_mask_words`), the staged 16-bit fused tiles of other
-# lane counts (check.sh's tests and sanitizers, then measure_fused_lanes.sh), and the op tiles'
-# registers trial (`trial/check.sh tile_registers`): the steps named (gpu, measure, mask, lanes,
-# tiles; default all; gpu and measure ~6 minutes, mask ~5, lanes ~3, tiles ~9: calls while the
-# machine is warm, staging/README.md). Set
-# SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
+# The next session's GPU work in device calls (staging/README.md), each step under its own limit
+# so that what ran comes back: the GPU suite --since over the changes since reports/gpu.json
+# (gpu), staging/measure.sh with tools/active-clusters (measure: the H200's same-call check of the
+# dispatcher's choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
+# call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the
+# mask-words trial (mask: `trial/check.sh kernels_mask_words`), the staged tiles (lanes: check.sh's
+# tests and sanitizers, then measure_fused_lanes.sh), the op tiles' registers trial (tiles:
+# `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures), and the
+# sweeps (ops, small, long). Steps named as arguments, default gpu measure mask lanes tiles; gpu
+# and measure ~6 minutes, mask ~5, lanes ~3, tiles ~9, ops ~4: calls while the machine is warm.
+# Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
 r=/tmp/session
@@ -32,8 +32,21 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   DEADLINE=240 timeout 560 bash staging/trial/check.sh kernels_mask_words "$r/mw" > "$r/mask_words.txt" 2>&1
   echo "mask words rc $?"; tail -2 "$r/mw/suite.txt" 2>/dev/null; }
 [[ $steps == *" tiles "* ]] && {
-  DEADLINE=280 timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
+  DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
   echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
+# The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
+# history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
+# long (issue 25's long rows with Quack, ~35 s).
+bench() {
+  timeout "$2" python3 -m pytest tests/test_bench.py -m bench -q -p no:cacheprovider -k "$3" \
+    --benchmark-timer=softmax_harness.bench.gpu_clock --benchmark-save="${SOFTMAX_HARNESS_COMMIT:0:12}" \
+    > "$r/$1.txt" 2>&1
+  echo "$1 rc $?"; tail -1 "$r/$1.txt"
+  mkdir -p "$r/bench" && cp "$(ls -t .benchmarks/*/*.json | head -1)" "$r/bench/$1.json"; }
+[[ $steps == *" ops "* ]] && bench ops 420 "test_op_bandwidth or test_copy_ceiling"
+[[ $steps == *" small "* ]] && bench small 120 "test_latency or test_host_overhead"
+[[ $steps == *" long "* ]] && bench long 120 "test_softmax_bandwidth and (softmax_harness or quack) and \
+(C32768 or C50257 or C65535 or C128256 or C131072 or C151936 or C262144 or C1048576)"
 [[ $steps == *" lanes "* ]] && {
   MEASURE=0 OUT="$r/lanes" DEADLINE=120 timeout 150 bash staging/check.sh; echo "lanes check rc $?"
   timeout 150 bash staging/measure_fused_lanes.sh "$r/lanes" > "$r/lanes.txt" 2>&1; echo "lanes measure rc $?"; }
