@@ -7,7 +7,7 @@
 # mask-words trial (mask: `trial/check.sh kernels_mask_words`), the staged tiles (lanes: check.sh's
 # tests and sanitizers, then measure_fused_lanes.sh), the op tiles' registers trial (tiles:
 # `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures), and the
-# sweeps (ops, small, long). Steps named as arguments, default gpu measure mask lanes tiles; gpu
+# sweeps (ops, small, long), and ncu's counters (profile). Steps named as arguments, default gpu measure mask lanes tiles; gpu
 # and measure ~6 minutes, mask ~5, lanes ~3, tiles ~9, ops ~4: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
@@ -47,6 +47,19 @@ bench() {
 [[ $steps == *" small "* ]] && bench small 120 "test_latency or test_host_overhead"
 [[ $steps == *" long "* ]] && bench long 120 "test_softmax_bandwidth and (softmax_harness or quack) and \
 (C32768 or C50257 or C65535 or C128256 or C131072 or C151936 or C262144 or C1048576)"
+# Counters where the 16-bit mask form trails the bias form on the H200 (run 0051: the tiles sized
+# 16384 0.70 against 1.03 of a copy, the online split kernel at 65535 0.67 against 0.70): the
+# stalls and the memory throughput of one launch each, beside the bias form's.
+[[ $steps == *" profile "* ]] && for v in scaled_mask_onepass_bf16_c16384:mask:16384 \
+    scaled_bias_onepass_bf16_c16384:bias:16384 scaled_mask_online_split_bf16:mask:65535 \
+    scaled_bias_online_split_bf16:bias:65535; do
+  IFS=: read -r name form cols <<< "$v"
+  timeout 120 ncu --clock-control none -k "regex:^$name\$" --launch-skip 3 --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+    --section Occupancy --section LaunchStats --section SchedulerStats --section InstructionStats \
+    python3 -m softmax_harness measure "$name" --op "scaled_softmax_$form" --dtype bfloat16 \
+    --cols "$cols" > "$r/profile_${name}_$cols.txt" 2>&1
+  echo "profile $name rc $?"; done
 [[ $steps == *" lanes "* ]] && {
   MEASURE=0 OUT="$r/lanes" DEADLINE=120 timeout 150 bash staging/check.sh; echo "lanes check rc $?"
   timeout 150 bash staging/measure_fused_lanes.sh "$r/lanes" > "$r/lanes.txt" 2>&1; echo "lanes measure rc $?"; }
