@@ -54,7 +54,7 @@ bench() {
     scaled_bias_onepass_bf16_c16384:bias:16384 scaled_mask_online_split_bf16:mask:65535 \
     scaled_bias_online_split_bf16:bias:65535; do
   IFS=: read -r name form cols <<< "$v"
-  timeout 120 ncu --clock-control none -k "regex:^$name\$" --launch-skip 3 --launch-count 1 \
+  timeout 120 ncu --clock-control none -k "regex:$name" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section Occupancy --section LaunchStats --section SchedulerStats --section InstructionStats \
     python3 -m softmax_harness measure "$name" --op "scaled_softmax_$form" --dtype bfloat16 \
