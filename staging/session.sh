@@ -4,7 +4,7 @@
 # (gpu), staging/measure.sh with tools/active-clusters (measure: the H200's same-call check of the
 # dispatcher's choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the
-# mask-words trial (mask: `trial/check.sh kernels_mask_words`), the staged tiles (lanes: check.sh's
+# one-trip mask words trial (mask: `trial/check.sh mask_words_together`), the staged tiles (lanes: check.sh's
 # tests and sanitizers, then measure_fused_lanes.sh), the op tiles' registers trial (tiles:
 # `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures), and the
 # sweeps (ops, small, long), and ncu's counters (profile). Steps named as arguments, default gpu measure mask lanes tiles; gpu
@@ -29,7 +29,7 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
   timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; }
 [[ $steps == *" mask "* ]] && {
-  DEADLINE=240 timeout 560 bash staging/trial/check.sh kernels_mask_words "$r/mw" > "$r/mask_words.txt" 2>&1
+  DEADLINE=${MASK_DEADLINE:-200} timeout 500 bash staging/trial/check.sh mask_words_together "$r/mw" > "$r/mask_words.txt" 2>&1
   echo "mask words rc $?"; tail -2 "$r/mw/suite.txt" 2>/dev/null; }
 [[ $steps == *" tiles "* ]] && {
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
