@@ -5,7 +5,7 @@
 # dispatcher's choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the
 # one-trip mask words trial (mask: `trial/check.sh mask_words_together`), the staged tiles (lanes: check.sh's
-# tests and sanitizers, then measure_fused_lanes.sh), the op tiles' registers trial (tiles:
+# tests and sanitizers, then measure_backward_lanes.sh), the op tiles' registers trial (tiles:
 # `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures), and the
 # sweeps (ops, small, long), and ncu's counters (profile). Steps named as arguments, default gpu measure mask lanes tiles; gpu
 # and measure ~6 minutes, mask ~5, lanes ~3, tiles ~9, ops ~4: calls while the machine is warm.
@@ -62,5 +62,5 @@ bench() {
   echo "profile $name rc $?"; done
 [[ $steps == *" lanes "* ]] && {
   MEASURE=0 OUT="$r/lanes" DEADLINE=120 timeout 150 bash staging/check.sh; echo "lanes check rc $?"
-  timeout 150 bash staging/measure_fused_lanes.sh "$r/lanes" > "$r/lanes.txt" 2>&1; echo "lanes measure rc $?"; }
+  timeout 150 bash staging/measure_backward_lanes.sh "$r/lanes" > "$r/lanes.txt" 2>&1; echo "lanes measure rc $?"; }
 tar czf "${OUT:-/tmp}/session.tgz" -C "$r" .
