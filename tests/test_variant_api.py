@@ -343,7 +343,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
     kernel sized to the row where one measured faster (dispatch._PUSH), every misaligned row and
     every other row on the online split kernel (the bias form's shortest on its cluster sized
-    65536); log_softmax's and the mask and causal forms' all on the online split kernel."""
+    65536); log_softmax's and the causal form's all on the online split kernel, the mask form's
+    but its aligned rows of 57344-73728."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -353,10 +354,14 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
             split, push = f"{family}_online_split_{short}", f"{family}_cluster_push_{short}_c"
             assert chosen(73729) == chosen(151936) == chosen(229376) == chosen(2**20) == split
             assert chosen(65535, aligned=False) == chosen(73728, aligned=False) == split
-            if family in ("log_softmax", "scaled_mask", "scaled_causal"):
+            if family in ("log_softmax", "scaled_causal"):
                 assert chosen(32769) == chosen(65536) == chosen(73728) == chosen(262144) == split
                 if family.startswith("scaled_"):
                     assert chosen(16385) == chosen(24576) == chosen(32768) == split
+            elif family == "scaled_mask":
+                assert chosen(16385) == chosen(32768) == chosen(57343) == chosen(262144) == split
+                assert chosen(57344) == chosen(65536) == push + "65536"
+                assert chosen(65537) == chosen(73728) == push + "73728"
             elif family == "scaled_bias":
                 assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
                 assert chosen(32769) == chosen(40959) == f"{family}_cluster_{short}_c65536"

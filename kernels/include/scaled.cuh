@@ -170,10 +170,12 @@ struct BiasTile {  // t = scale * x + bias: the bias in a tile lined up with x's
 // reports/measurements/online_split_mask_and_crossovers.jsonl; the register tiles, 0.45-0.93 of a
 // copy at 768-16384 columns, went to 0.52-1.00: reports/measurements/mask_tiles_grouped.jsonl). GROUP bounds the registers the
 // words take: with four, the 16-bit online split kernels spilled 4 bytes, with all eight chunks'
-// the 16-bit split_row kernels (64 elements a thread) 8.
-template <class Tile, class Keep>
+// the 16-bit split_row kernels (64 elements a thread) 8. Each group past the first waits on the
+// one before (its loads issue after that group's bits are used): a tile of four chunks in groups
+// of three reads its row in two round trips.
+template <int GROUP = 3, class Tile, class Keep>
 __device__ __forceinline__ void kept_chunks(const Tile& x, const bool* __restrict__ m, int n, int lane, Keep&& keep) {
-    constexpr int W = Tile::W, GROUP = 3;
+    constexpr int W = Tile::W;
     static_assert(W % 4 == 0, "a chunk's mask bytes are whole words");
 #pragma unroll
     for (int g = 0; g < Tile::CHUNKS; g += GROUP) {
@@ -213,7 +215,13 @@ struct MaskTile {  // t = -inf where the mask is true, else scale * x
     __device__ __forceinline__ void load(const T* xr, const bool* mr, int n, int lane) {
         x.load(xr, n, lane);
         keep.clear();
-        kept_chunks(x, mr, n, lane, [&](int k, unsigned bits) {
+        // Up to four chunks (the 16-bit tiles of 32 elements a thread, fp32's of 16), every word
+        // in one round trip with x's: in two, the 16-bit tile sized 16384 ran 0.70 of a copy on
+        // the H200 where the bias form's ran 1.03 (run 0051); in one, on an H100, 1.015 against
+        // 0.904, the cluster push kernels sized 65536 and 73728 1.01-1.02 against 0.88-0.92
+        // (reports/measurements/mask_words_together_h100.json). Eight chunks' words took fp32's
+        // clusters from 64 registers to 80-91.
+        kept_chunks<(Tile::CHUNKS <= 4 ? Tile::CHUNKS : 3)>(x, mr, n, lane, [&](int k, unsigned bits) {
 #pragma unroll
             for (int j = 0; j < W; ++j)
                 if (bits >> j & 1u) keep.set(W * k + j);
