@@ -312,7 +312,7 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
          "scaled_mask": {s: ((57344, 65536), (65537, 73728)) for s in ("_f16", "_bf16")}}
 
 
-#: Row lengths whose aligned rows (first input) take another tile of the fused forms than the
+#: Row lengths whose aligned rows (first input) take another tile of an op than the
 #: ladder's, as :data:`ALIGNED_TILES` for the forward: op -> type -> {length: variant}. 16-bit rows
 #: of 72-128 on 4 lanes of 32 (0.98-1.02 of a copy for the bias form, 0.81-1.21 causal, 0.78-1.02
 #: mask, against 8 lanes of 16's 0.71-0.95, 0.65-1.09, 0.66-0.98), of 24 on 2 lanes of 16 (bias
@@ -320,11 +320,18 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.89): an H100, each length measured (reports/measurements/fused_lanes_h100.json);
 #: misaligned rows, and the lengths between, were not.
 OP_ALIGNED_TILES = {
-    f"scaled_softmax_{form}": {
+    **{f"scaled_softmax_{form}": {
         dtype: {**{c: f"scaled_{form}_onepass_{short}_c128_l4" for c in (72, 96, 112, 120, 128)},
                 **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2}}
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
-    for form, lanes2 in (("bias", (24,)), ("mask", ()), ("causal", (24, 32)))}
+       for form, lanes2 in (("bias", (24,)), ("mask", ()), ("causal", (24, 32)))},
+    # the backwards' 16-bit rows of 24 on 2 lanes of 16: 0.94 of a copy against 0.85 (softmax's),
+    # 0.86-0.87 against 0.74-0.75 (log_softmax's); level at 32 (reports/measurements/
+    # backward_lanes_h100.json, an H100)
+    **{op: {dtype: {24: f"{family}_onepass_{short}_c32_l2"}
+            for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
+       for op, family in (("softmax_backward", "backward"),
+                          ("log_softmax_backward", "log_softmax_backward"))}}
 
 
 def _ladder(family: str, suffix: str):

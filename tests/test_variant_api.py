@@ -698,5 +698,7 @@ def test_the_fused_forms_take_other_lane_counts_only_at_the_aligned_lengths_meas
                 assert dispatch.choose_op(op, n_cols, dtype=dtype, aligned=False).name != name
     bias = "scaled_softmax_bias"
     assert dispatch.choose_op(bias, 96, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128_l4"
+    assert dispatch.choose_op("softmax_backward", 24, dtype="float16").name == "backward_onepass_f16_c32_l2"
+    assert dispatch.choose_op("softmax_backward", 32, dtype="float16").name == "backward_onepass_f16_c32"
     assert dispatch.choose_op(bias, 88, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128"
     assert dispatch.choose_op("scaled_softmax_mask", 96, dtype="float32").name == "scaled_mask_onepass_c128"

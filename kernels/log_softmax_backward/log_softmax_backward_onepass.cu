@@ -31,6 +31,13 @@
 // @variant name=log_softmax_backward_onepass_bf16_c8192 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c8192 algorithm=safe geometry=block-per-row threads=256 max_cols=8192 vector=8 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=log_softmax_backward_onepass_bf16_c16384 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c16384 algorithm=safe geometry=block-per-row threads=512 max_cols=16384 vector=8 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=log_softmax_backward_onepass_bf16_c32768 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c32768 algorithm=safe geometry=block-per-row threads=1024 max_cols=32768 vector=8 dtypes=bfloat16
+// The 16-bit tiles sized 32 on 2 lanes of 16: two 16-byte vectors a lane of z and dy in flight
+// where 4 lanes of 8 hold one. dispatch.OP_ALIGNED_TILES takes them at aligned 24, where they led
+// on an H100 (0.94 of a copy against 0.85 for the softmax backward, 0.86-0.87 against 0.74-0.75
+// for log_softmax's; level at 32, behind at a misaligned 20:
+// reports/measurements/backward_lanes_h100.json).
+// @variant name=log_softmax_backward_onepass_f16_c32_l2 op=log_softmax_backward kernel=log_softmax_backward_onepass_f16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 dtypes=float16
+// @variant name=log_softmax_backward_onepass_bf16_c32_l2 op=log_softmax_backward kernel=log_softmax_backward_onepass_bf16_c32_l2 algorithm=safe geometry=group-per-row lanes=2 threads=128 max_cols=32 vector=8 dtypes=bfloat16
 #include "softmax.cuh"
 #include "include/backward.cuh"
 
@@ -60,3 +67,7 @@ GRAD_TILE(log_softmax_backward_onepass_bf16_c4096, sh::LogSoftmaxGrad, sh::bf16_
 GRAD_TILE(log_softmax_backward_onepass_bf16_c8192, sh::LogSoftmaxGradFast, sh::bf16_t, 256, 256, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c16384, sh::LogSoftmaxGradFast, sh::bf16_t, 512, 512, 32)
 GRAD_TILE(log_softmax_backward_onepass_bf16_c32768, sh::LogSoftmaxGrad, sh::bf16_t, 1024, 1024, 32)
+
+// The 16-bit tiles sized 32 on 2 lanes of 16.
+GRAD_TILE(log_softmax_backward_onepass_f16_c32_l2, sh::LogSoftmaxGrad, sh::half_t, 128, 2, 16)
+GRAD_TILE(log_softmax_backward_onepass_bf16_c32_l2, sh::LogSoftmaxGrad, sh::bf16_t, 128, 2, 16)
