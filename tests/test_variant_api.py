@@ -683,10 +683,11 @@ def test_split_plan_names_a_row_too_long_for_the_device():
         split_plan(1, 2**21, 19424, 100, 256, 4)
 
 
-def test_the_fused_forms_take_other_lane_counts_only_at_the_aligned_lengths_measured():
+def test_the_ops_take_other_lane_counts_only_at_the_aligned_lengths_measured():
     """``dispatch.OP_ALIGNED_TILES``: an aligned 16-bit row of a length measured faster on 4 lanes
-    of 32 (or 2 of 16) goes there; the same length misaligned, and a length between, keep the
-    ladder's tile; every name is a declared variant of its op that takes the length."""
+    of 32 (or 2 of 16: the fused forms, the backwards) goes there; the same length misaligned, and
+    a length between, keep the ladder's tile; every name is a declared variant of its op that
+    takes the length."""
     from softmax_harness import dispatch
 
     names = {v.name: v for v in softmax_harness.variants()}
@@ -698,7 +699,7 @@ def test_the_fused_forms_take_other_lane_counts_only_at_the_aligned_lengths_meas
                 assert dispatch.choose_op(op, n_cols, dtype=dtype, aligned=False).name != name
     bias = "scaled_softmax_bias"
     assert dispatch.choose_op(bias, 96, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128_l4"
-    assert dispatch.choose_op("softmax_backward", 24, dtype="float16").name == "backward_onepass_f16_c32_l2"
-    assert dispatch.choose_op("softmax_backward", 32, dtype="float16").name == "backward_onepass_f16_c32"
     assert dispatch.choose_op(bias, 88, dtype="bfloat16").name == "scaled_bias_onepass_bf16_c128"
     assert dispatch.choose_op("scaled_softmax_mask", 96, dtype="float32").name == "scaled_mask_onepass_c128"
+    assert dispatch.choose_op("softmax_backward", 24, dtype="float16").name == "backward_onepass_f16_c32_l2"
+    assert dispatch.choose_op("softmax_backward", 32, dtype="float16").name == "backward_onepass_f16_c32"
