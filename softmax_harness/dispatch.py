@@ -302,14 +302,15 @@ _SPLIT_INSTEAD = {
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
 #: against 0.67-0.79 elsewhere), and every misaligned row (a misaligned 65535 0.25-0.70 against
 #: 0.67-0.92, where the bias form's now takes the online split kernel at 0.695, level with the
-#: barrier cluster's 0.70 before). The mask form's 16-bit rows of 57344-73728 since its words come
-#: in one round trip (include/scaled.cuh, kept_chunks): 0.991-1.017 of a copy against the online
-#: split kernel's 0.822-0.864 (an H100, reports/measurements/mask_words_together_h100.json).
+#: barrier cluster's 0.70 before). The mask form's 16-bit rows of 45056-73728 since its words come
+#: in one round trip (include/scaled.cuh, kept_chunks): 0.834-1.017 of a copy against the online
+#: split kernel's 0.78-0.865 (an H100; 40960 behind, 0.77 against 0.87:
+#: reports/measurements/mask_words_together_h100.json, mask_push_dispatch_h100.json).
 _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
          "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")},
-         "scaled_mask": {s: ((57344, 65536), (65537, 73728)) for s in ("_f16", "_bf16")}}
+         "scaled_mask": {s: ((45056, 65536), (65537, 73728)) for s in ("_f16", "_bf16")}}
 
 
 #: Row lengths whose aligned rows (first input) take another tile of an op than the
