@@ -40,7 +40,11 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
     scaled_mask_cluster_push_bf16_c65536 scaled_mask_cluster_push_bf16_c73728 \
     scaled_mask_cluster_push_bf16_c131072 scaled_mask_cluster_push_bf16_c262144 --op scaled_softmax_mask \
     --dtype bfloat16 --cols 36864 40960 81920 98304 114688 131072 163840 196608 229376 262144 \
-    --json "$r/mask_push_long.json" > "$r/maskpush.txt" 2>&1; echo "maskpush rc $?"; }
+    --json "$r/mask_push_long.json" > "$r/maskpush.txt" 2>&1; echo "maskpush rc $?"
+  timeout 150 python3 -m softmax_harness measure scaled_softmax_mask scaled_mask_online_split_bf16 \
+    scaled_mask_cluster_bf16_c32768 scaled_mask_cluster_push_bf16_c65536 --op scaled_softmax_mask \
+    --dtype bfloat16 --cols 20480 24576 28672 32768 --json "$r/mask_32768.json" >> "$r/maskpush.txt" 2>&1
+  echo "maskpush 32768 rc $?"; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
