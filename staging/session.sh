@@ -41,6 +41,13 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
     scaled_mask_cluster_push_bf16_c131072 scaled_mask_cluster_push_bf16_c262144 --op scaled_softmax_mask \
     --dtype bfloat16 --cols 36864 40960 81920 98304 114688 131072 163840 196608 229376 262144 \
     --json "$r/mask_push_long.json" > "$r/maskpush.txt" 2>&1; echo "maskpush rc $?"
+  # where a push kernel led (staging/mask_push_rule.py), its entry into dispatch._PUSH and the GPU
+  # suite --since over it (the tests that take no variant), in the same call
+  python3 staging/mask_push_rule.py "$r/mask_push_long.json" > "$r/mask_push_rule.txt" 2>&1 && {
+    cp softmax_harness/dispatch.py "$r/dispatch.py"; cat "$r/mask_push_rule.txt"
+    timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
+      --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
+    echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
   timeout 150 python3 -m softmax_harness measure scaled_softmax_mask scaled_mask_online_split_bf16 \
     scaled_mask_cluster_bf16_c32768 scaled_mask_cluster_push_bf16_c65536 --op scaled_softmax_mask \
     --dtype bfloat16 --cols 20480 24576 28672 32768 --json "$r/mask_32768.json" >> "$r/maskpush.txt" 2>&1
