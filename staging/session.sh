@@ -19,10 +19,12 @@ if ls /tmp/peer/* > /dev/null 2>&1 && [ -d .whl/b ]; then
   tools/peer-wheels unpack /tmp/site /tmp/peer/* .whl/b/* > "$r/unpack.log" 2>&1 || echo "unpack failed"
 fi
 steps=" ${*:-gpu measure tiles} "
-[[ $steps == *" gpu "* ]] && {
-  PYTHONPATH=. timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
+# the GPU suite --since over what changed since reports/gpu.json
+suite() {
+  timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
+[[ $steps == *" gpu "* ]] && PYTHONPATH=. suite
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" measure "* ]] && {
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
@@ -44,10 +46,7 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   # where a push kernel led (staging/mask_push_rule.py), its entry into dispatch._PUSH and the GPU
   # suite --since over it (the tests that take no variant), in the same call
   python3 staging/mask_push_rule.py "$r/mask_push_long.json" > "$r/mask_push_rule.txt" 2>&1 && {
-    cp softmax_harness/dispatch.py "$r/dispatch.py"; cat "$r/mask_push_rule.txt"
-    timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
-      --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
-    echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
+    cp softmax_harness/dispatch.py "$r/dispatch.py"; cat "$r/mask_push_rule.txt"; suite; }
   timeout 150 python3 -m softmax_harness measure scaled_softmax_mask scaled_mask_online_split_bf16 \
     scaled_mask_cluster_bf16_c32768 scaled_mask_cluster_push_bf16_c65536 --op scaled_softmax_mask \
     --dtype bfloat16 --cols 20480 24576 28672 32768 --json "$r/mask_32768.json" >> "$r/maskpush.txt" 2>&1

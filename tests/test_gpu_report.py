@@ -57,3 +57,16 @@ def test_report_names_the_device():
     env = load()["environment"]
     for key in ("device", "driver", "cuda_runtime", "cupy", "nvrtc"):
         assert env.get(key), f"reports/gpu.json lacks environment.{key}. {REFRESH}"
+
+
+def test_the_committed_same_sass_answer_is_for_this_report():
+    """reports/same_sass.json (``tools/sass-same``), which ``gpu-check --since reports/gpu.json
+    --same-sass`` reads, answers for the committed report: one made for an earlier report is
+    refused there, and the next --since run stops before it tests anything."""
+    answer = REPORT.with_name("same_sass.json")
+    if not answer.is_file():
+        pytest.skip("no reports/same_sass.json")
+    made_for = json.loads(answer.read_text())["report_generated"]
+    assert made_for == load()["generated"], (
+        f"reports/same_sass.json was made for the report generated {made_for}: run "
+        "`tools/sass-same reports/gpu.json REV` (REV: the commit the report tested) and commit it")
