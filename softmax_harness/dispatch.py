@@ -305,12 +305,16 @@ _SPLIT_INSTEAD = {
 #: barrier cluster's 0.70 before). The mask form's 16-bit rows of 45056-73728 since its words come
 #: in one round trip (include/scaled.cuh, kept_chunks): 0.834-1.017 of a copy against the online
 #: split kernel's 0.78-0.865 (an H100; 40960 behind, 0.77 against 0.87:
-#: reports/measurements/mask_words_together_h100.json, mask_push_dispatch_h100.json).
+#: reports/measurements/mask_words_together_h100.json, mask_push_dispatch_h100.json); its rows
+#: of 114688-131072 on the push kernel sized 131072 (0.910-0.982 against 0.825-0.867; 98304
+#: behind, 0.805 against 0.838; the sized 262144 0.14-0.61 everywhere: an H100,
+#: reports/measurements/mask_push_long_h100.json).
 _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
          "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")},
-         "scaled_mask": {s: ((45056, 65536), (65537, 73728)) for s in ("_f16", "_bf16")}}
+         "scaled_mask": {s: ((45056, 65536), (65537, 73728), (114688, 131072))
+                         for s in ("_f16", "_bf16")}}
 
 
 #: Row lengths whose aligned rows (first input) take another tile of an op than the
