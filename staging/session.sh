@@ -6,7 +6,7 @@
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
 # tests out and measures), the sweeps (ops, small, long), the mask form's long 16-bit rows on its
-# push kernels (maskpush) and ncu's counters (profile). Steps named
+# push kernels (maskpush), its 16-bit tiles sized 32768 (masktile) and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
 # .git). Results in $OUT/session.tgz.
@@ -51,6 +51,18 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
     scaled_mask_cluster_bf16_c32768 scaled_mask_cluster_push_bf16_c65536 --op scaled_softmax_mask \
     --dtype bfloat16 --cols 20480 24576 28672 32768 --json "$r/mask_32768.json" >> "$r/maskpush.txt" 2>&1
   echo "maskpush 32768 rc $?"; }
+# The mask form's 16-bit tiles sized 32768 (staging/kernels/scaled_softmax/scaled_onepass_c32768.cu)
+# beside the online split kernel that takes its rows of 16385-32768, then their tests and the
+# four sanitizers (staging/check.sh, MEASURE=0).
+[[ $steps == *" masktile "* ]] && {
+  for t in bf16:bfloat16 f16:float16; do
+    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_onepass_${t%%:*}_c32768" \
+      --root staging/kernels --op scaled_softmax_mask --dtype "${t##*:}" \
+      --cols 16385 18432 20480 22528 24576 26624 28672 30720 32000 32767 32768 \
+      --json "$r/mask_tile_${t%%:*}.json" >> "$r/masktile.txt" 2>&1; echo "masktile ${t%%:*} rc $?"
+  done
+  OUT=$r/tests MEASURE=0 DEADLINE=200 timeout 260 bash staging/check.sh > /dev/null 2>&1
+  echo "check rc $?"; tar xzf "$r/tests/staged.tgz" -C "$r/tests" 2>/dev/null && tail -3 "$r/tests/staged.txt"; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
