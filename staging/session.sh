@@ -38,11 +38,11 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # H100); where they lead at every length (staging/mask_tile_rule.py), promoted in the copy here and
 # the GPU suite --since over them (their tests and the sanitizers) in the same call.
 [[ $steps == *" masktile "* ]] && {
-  for t in bf16:bfloat16 f16:float16; do
-    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_onepass_${t%%:*}_c32768" \
-      --root staging/kernels --op scaled_softmax_mask --dtype "${t##*:}" \
-      --cols 16385 18432 20480 22528 24576 26624 28672 30720 32000 32767 32768 \
-      --json "$r/mask_tile_${t%%:*}.json" >> "$r/masktile.txt" 2>&1; echo "masktile ${t%%:*} rc $?"
+  for t in "bf16 bfloat16 16385 18432 20480 24576 28672 32000 32767 32768" "f16 float16 16385 24576 32768"; do
+    read -r short dtype cols <<< "$t"
+    timeout 120 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_onepass_${short}_c32768" \
+      --root staging/kernels --op scaled_softmax_mask --dtype "$dtype" --cols $cols \
+      --json "$r/mask_tile_$short.json" >> "$r/masktile.txt" 2>&1; echo "masktile $short rc $?"
   done
   python3 staging/mask_tile_rule.py "$r/mask_tile_bf16.json" "$r/mask_tile_f16.json" > "$r/mask_tile_rule.txt" 2>&1
   cat "$r/mask_tile_rule.txt"
