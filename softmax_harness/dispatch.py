@@ -323,13 +323,18 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: mask, against 8 lanes of 16's 0.71-0.95, 0.65-1.09, 0.66-0.98), of 24 on 2 lanes of 16 (bias
 #: 0.89-0.92 against 0.75-0.77, causal 0.83 against 0.61), and the causal form's of 32 (0.99
 #: against 0.89): an H100, each length measured (reports/measurements/fused_lanes_h100.json);
-#: misaligned rows, and the lengths between, were not.
+#: misaligned rows, and the lengths between, were not. The mask form's aligned 16-bit rows of
+#: 28672-32768 on its tile sized 32768: 0.826-0.921 against the online split kernel's 0.805-0.835
+#: (an H100; 24576 and below behind, 0.45-0.73 against 0.78-0.90, and a misaligned 32767, 0.356
+#: against 0.744: reports/measurements/mask_tile_c32768_h100.json).
 OP_ALIGNED_TILES = {
     **{f"scaled_softmax_{form}": {
         dtype: {**{c: f"scaled_{form}_onepass_{short}_c128_l4" for c in (72, 96, 112, 120, 128)},
-                **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2}}
+                **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2},
+                **{c: f"scaled_{form}_onepass_{short}_c32768" for c in whole}}
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
-       for form, lanes2 in (("bias", (24,)), ("mask", ()), ("causal", (24, 32)))},
+       for form, lanes2, whole in (("bias", (24,), ()), ("mask", (), range(28672, 32769, 8)),
+                                   ("causal", (24, 32), ()))},
     # the backwards' 16-bit rows of 24 on 2 lanes of 16: 0.94 of a copy against 0.85 (softmax's),
     # 0.86-0.87 against 0.74-0.75 (log_softmax's); level at 32 (reports/measurements/
     # backward_lanes_h100.json, an H100)

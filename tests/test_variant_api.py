@@ -353,7 +353,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     kernel sized to the row where one measured faster (dispatch._PUSH), every misaligned row and
     every other row on the online split kernel (the bias form's shortest on its cluster sized
     65536); log_softmax's and the causal form's all on the online split kernel, the mask form's
-    but its aligned rows of 45056-73728 and 114688-131072."""
+    but its aligned rows of 28672-32768 (its tile sized 32768), 45056-73728 and 114688-131072."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -368,7 +368,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 if family.startswith("scaled_"):
                     assert chosen(16385) == chosen(24576) == chosen(32768) == split
             elif family == "scaled_mask":
-                assert chosen(16385) == chosen(32768) == chosen(45055) == chosen(262144) == split
+                assert chosen(16385) == chosen(28664) == chosen(45055) == chosen(262144) == split
+                assert chosen(28672) == chosen(32768) == f"{family}_onepass_{short}_c32768"
+                assert chosen(32768, aligned=False) == chosen(28676) == split
                 assert chosen(45056) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
                 assert chosen(114687) == chosen(131073) == split
