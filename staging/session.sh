@@ -5,10 +5,9 @@
 # dispatcher's choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
 # call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the sweeps (ops, small, long), the mask form's 16-bit tiles sized 32768
-# (masktile) and ncu's counters (profile). Steps named as arguments, default gpu measure tiles;
-# gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, masktile ~4, profile ~2: calls while the machine
-# is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
+# tests out and measures), the sweeps (ops, small, long) and ncu's counters (profile). Steps named
+# as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
+# ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
 # .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,20 +32,6 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" tiles "* ]] && {
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
   echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
-# The mask form's 16-bit tiles sized 32768 (staging/kernels/scaled_softmax/scaled_onepass_c32768.cu)
-# beside the online split kernel that takes its rows of 16385-32768 (0.78-0.90 of a copy on an
-# H100); where they lead at every length (staging/mask_tile_rule.py), promoted in the copy here and
-# the GPU suite --since over them (their tests and the sanitizers) in the same call.
-[[ $steps == *" masktile "* ]] && {
-  for t in "bf16 bfloat16 16385 18432 20480 24576 28672 32000 32767 32768" "f16 float16 16385 24576 32768"; do
-    read -r short dtype cols <<< "$t"
-    timeout 120 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_onepass_${short}_c32768" \
-      --root staging/kernels --op scaled_softmax_mask --dtype "$dtype" --cols $cols \
-      --json "$r/mask_tile_$short.json" >> "$r/masktile.txt" 2>&1; echo "masktile $short rc $?"
-  done
-  python3 staging/mask_tile_rule.py "$r/mask_tile_bf16.json" "$r/mask_tile_f16.json" > "$r/mask_tile_rule.txt" 2>&1
-  cat "$r/mask_tile_rule.txt"
-  grep -q promoted "$r/mask_tile_rule.txt" && { cp softmax_harness/dispatch.py "$r/dispatch.py"; PYTHONPATH=. suite; }; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
