@@ -2,7 +2,9 @@
 checked once, then every call a launch of that kernel on the operands' addresses, on the stream
 current at the call, into the one output. On the CPU with CuPy faked (its arrays' fields, its
 current stream, its allocation) and the launch recorded; on a GPU (marked) against the float64
-reference, from a CUDA graph and on a stream with work queued ahead."""
+reference, from a CUDA graph and on a stream with work queued ahead. And the dispatched
+``softmax(x)``, which remembers the layouts it ran in so as to allocate and launch alone in one
+seen before."""
 
 from __future__ import annotations
 
@@ -43,7 +45,9 @@ def fake(monkeypatch):
     cupy = types.ModuleType("cupy")
     cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: stream)
     cupy.empty_like = empty_like
+    cupy.ndarray = lambda shape, dtype: empty_like(types.SimpleNamespace(shape=shape, dtype=dtype))
     monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setattr(importlib.import_module("softmax_harness.dispatch"), "_LAYOUTS", {})
     monkeypatch.setattr(variant, "compute_capability", lambda device_id: 90)
     launches = []
 
@@ -275,3 +279,84 @@ def test_a_bound_torch_op_follows_its_tensors_rewritten_in_place(op):
         got = step().double()
         torch.cuda.synchronize()
         assert torch.allclose(got, want, rtol=1e-4, atol=1e-6), f"{op} on {step.variant.name}, values {seed}"
+
+
+def test_a_dispatched_softmax_in_a_layout_seen_before_allocates_and_launches_alone(fake, monkeypatch):
+    from softmax_harness import dispatch
+    from softmax_harness.variant import Variant
+
+    x = ndarray((8, 4096), 0x1000_0000, "float16")
+    first = dispatch.softmax(x)
+    kernel = dispatch.chosen_for(x).name
+
+    def no(*args, **kwargs):
+        raise AssertionError("checked or chosen again")
+
+    monkeypatch.setattr(Variant, "check_input", no)
+    monkeypatch.setattr(Variant, "_checked", no)
+    monkeypatch.setattr(dispatch, "chosen_for", no)
+    again = ndarray((8, 4096), 0x4000_0000, "float16")  # another array, the same layout
+    second = dispatch.softmax(again)
+    assert first is fake.made[0] and second is fake.made[1]
+    assert [launch[:4] for launch in fake.launches] == [(kernel, (0x1000_0000, 0x7000_0000), 8, 4096),
+                                                        (kernel, (0x4000_0000, 0x7000_0000), 8, 4096)]
+
+
+def test_a_dispatched_softmax_chooses_and_checks_again_in_any_other_layout(fake, monkeypatch):
+    """Everything the choice and the checks read is in the layout: the type, the shape (rows
+    too: a few rows take other kernels), the strides, the alignment, the device."""
+    from softmax_harness import dispatch
+
+    chosen = []
+    choose = dispatch.chosen_for
+    monkeypatch.setattr(dispatch, "chosen_for", lambda x: chosen.append(x) or choose(x))
+    x = ndarray((8, 4096), 0x1000_0000)
+    dispatch.softmax(x)
+    others = [ndarray((8, 4096), 0x1000_0000, "float16"), ndarray((8, 4100), 0x1000_0000),
+              ndarray((4096, 4096), 0x1000_0000), ndarray((8, 4096), 0x1000_0008)]
+    on_another_device = ndarray((8, 4096), 0x1000_0000)
+    on_another_device.device = types.SimpleNamespace(id=1)
+    wide = ndarray((8, 4096), 0x1000_0000)
+    wide.strides, wide.flags.c_contiguous = (8192 * 4, 4), False
+    for other in [*others, on_another_device]:
+        dispatch.softmax(other)
+        dispatch.softmax(other)  # then remembered
+    for _ in range(2):  # refused each time: never remembered
+        with pytest.raises(ValueError, match="is not C-contiguous"):
+            dispatch.softmax(wide)
+    assert chosen == [x, *others, on_another_device, wide, wide]
+    assert fake.launches[-1][5] == 1  # the device's own plan
+    assert dispatch.softmax(ndarray((0, 4096), 0x1000_0000)) is fake.made[-1]  # nothing to launch
+    assert len(fake.launches) == 1 + 2 * 5
+
+
+def test_a_dispatched_softmax_refuses_a_bad_input_every_time_in_one_line(fake):
+    from softmax_harness import dispatch
+
+    for _ in range(2):
+        with pytest.raises(TypeError, match="expected a cupy.ndarray, got list"):
+            dispatch.softmax([[1.0, 2.0]])
+        with pytest.raises(TypeError, match="dtype float64 is not supported"):
+            dispatch.softmax(ndarray((8, 4096), 0x1000_0000, "float64"))
+        with pytest.raises(ValueError, match="not aligned to its element size"):
+            dispatch.softmax(ndarray((8, 4096), 0x1000_0001))
+    assert fake.launches == []
+
+
+def test_a_dispatched_softmax_into_an_out_of_a_layout_seen_before_still_refuses_an_overlap(fake, monkeypatch):
+    """With ``out=`` the layout takes in out's too; whether out overlaps x is not a layout's, and
+    is checked every call: an overlapping out is refused, each time, and nothing launches."""
+    from softmax_harness import dispatch
+
+    x, out = ndarray((4, 4096), 0x1000_0000), ndarray((4, 4096), 0x2000_0000)
+    assert dispatch.softmax(x, out=out) is out
+    inside = ndarray((4, 4096), 0x1000_0000 + 4096)  # aligned as out was, 4 KiB into x
+    for _ in range(2):
+        for overlapping in (inside, x):
+            with pytest.raises(ValueError, match="out overlaps the input"):
+                dispatch.softmax(x, out=overlapping)
+    monkeypatch.setattr(dispatch, "chosen_for", lambda x: pytest.fail("chosen again"))
+    after = ndarray((4, 4096), 0x1000_0000 + 4 * 4096 * 4)  # just past x: no overlap
+    assert dispatch.softmax(x, out=after) is after
+    assert [launch[1] for launch in fake.launches] == [(0x1000_0000, 0x2000_0000),
+                                                       (0x1000_0000, after.data.ptr)]
