@@ -89,21 +89,35 @@ def _check(op: str, tensors, dim: int) -> None:
         raise _problem(op, f"dim {dim} is out of range for shape {tuple(first.shape)}", IndexError)
 
 
-#: The layouts a call along the last dim of contiguous tensors passed in: (op, dim, whether the
-#: first tensor's address is 16-byte aligned, and each tensor's shape, dtype, device and
-#: contiguity) -> (the variant, (rows, cols), element size, device). Everything ``_check`` and the
-#: choice read is in the key, so a call in a layout seen before only allocates and launches: the
-#: checks, the choice and the shape's arithmetic were half of a call's host time outside the
-#: allocation and the driver (5.9 -> 3.4 µs on fakes: reports/measurements/torch_python_share_layouts.txt).
+#: The layouts a call along the last dim of contiguous tensors passed in: (op, dim, the first
+#: tensor's address modulo 16, and each tensor's shape, dtype, device and contiguity) -> (its
+#: launch, the device). Everything ``_check`` and the choice read is in the key, so a call in a
+#: layout seen before only allocates and launches: the checks, the choice and the shape's
+#: arithmetic were half of a call's host time outside the allocation and the driver (5.9 -> 3.4 µs
+#: on fakes: reports/measurements/torch_python_share_layouts.txt).
 _LAYOUTS: dict[tuple, tuple] = {}
 
 
 def _layout(op: str, tensors, dim: int) -> tuple:
     first = tensors[0]
-    aligned = not first.data_ptr() & 15
     if len(tensors) == 1:
-        return op, dim, aligned, first.shape, first.dtype, first.device, first.is_contiguous()
-    return op, dim, aligned, *[(t.shape, t.dtype, t.device, t.is_contiguous()) for t in tensors]
+        return op, dim, first.data_ptr() & 15, first.shape, first.dtype, first.device, first.is_contiguous()
+    return op, dim, first.data_ptr() & 15, *[(t.shape, t.dtype, t.device, t.is_contiguous()) for t in tensors]
+
+
+def _forward(op: str, x: torch.Tensor, dim: int) -> torch.Tensor:
+    """``_run`` of a forward (one tensor), the layout's key made inline and the launch plan called
+    directly (:func:`_launch_of`): a call 3.40 -> 2.42 µs on fakes, a CPU allocation of 0.9 µs
+    included (reports/measurements/torch_python_share_forward.txt)."""
+    address = x.data_ptr()
+    layout = op, dim, address & 15, x.shape, x.dtype, x.device, x.is_contiguous()
+    known = _LAYOUTS.get(layout)
+    if known is None:
+        return _run_checked(op, (x,), dim, layout)
+    launch, device = known
+    out = torch.empty_like(x)
+    _on_device(device, launch, (address, out.data_ptr()), _raw_stream(device))
+    return out
 
 
 def _run(op: str, tensors, dim: int) -> torch.Tensor:
@@ -112,11 +126,11 @@ def _run(op: str, tensors, dim: int) -> torch.Tensor:
     known = _LAYOUTS.get(layout)
     if known is None:
         return _run_checked(op, tensors, dim, layout)
-    variant, shape, size, device = known
+    launch, device = known
     out = torch.empty_like(tensors[0])
     addresses = [t.data_ptr() for t in tensors]
     addresses.append(out.data_ptr())
-    _on_device(device, variant.launch, addresses, *shape, size, device, _stream(_raw_stream(device)))
+    _on_device(device, launch, addresses, _raw_stream(device))
     return out
 
 
@@ -135,8 +149,18 @@ def _run_checked(op: str, tensors, dim: int, layout: tuple) -> torch.Tensor:
         if all(whole):
             if len(_LAYOUTS) >= 256:  # a few layouts in a loop; a sweep over many needs no memory
                 _LAYOUTS.clear()
-            _LAYOUTS[layout] = variant, shape, size, device
+            _LAYOUTS[layout] = _launch_of(variant, shape, size, device), device
     return out if last else out.movedim(-1, dim).contiguous()
+
+
+def _launch_of(variant, shape, size: int, device: int):
+    """``launch(addresses, stream handle)`` of ``variant`` over ``shape`` on ``device``: the launch
+    plan its first launch made (:class:`~softmax_harness.driver.Launch`), called directly where the
+    launch takes no workspace of the stream's: ``variant.launch`` would look it up again each call."""
+    plan = variant._plans.get((*shape, size, device))
+    if plan is not None and not plan.cooperative:
+        return plan
+    return lambda addresses, handle: variant.launch(addresses, *shape, size, device, _stream(handle))
 
 
 def _on_device(device: int, fn, *args) -> None:
@@ -257,20 +281,21 @@ def _eager(x) -> bool:
     """Whether a call can skip torch's dispatcher and launch at once: a plain CUDA tensor that
     needs no gradient, outside ``torch.compile``'s tracing and any dispatch mode (fake tensors,
     ``make_fx``). The dispatcher and the autograd wrapper of a Python-defined operator cost
-    8.5-22 µs of host time a call (reports/measurements/host_overhead_breakdown.json)."""
-    return (not torch.compiler.is_compiling() and type(x) is torch.Tensor and x.is_cuda
-            and not (x.requires_grad and torch.is_grad_enabled()) and not _dispatch_modes())
+    8.5-22 µs of host time a call (reports/measurements/host_overhead_breakdown.json). The
+    cheapest tests first."""
+    return (type(x) is torch.Tensor and x.is_cuda and not (x.requires_grad and torch.is_grad_enabled())
+            and not _dispatch_modes() and not torch.compiler.is_compiling())
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """``torch.softmax(x, dim)`` by the harness's dispatched kernel; differentiable, capturable in
     a CUDA graph, traced by ``torch.compile`` as one operator."""
-    return _run("softmax", (x,), dim) if _eager(x) else _softmax(x, dim)
+    return _forward("softmax", x, dim) if _eager(x) else _softmax(x, dim)
 
 
 def log_softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:
     """``torch.log_softmax(x, dim)`` by the harness's dispatched kernel; differentiable."""
-    return _run("log_softmax", (x,), dim) if _eager(x) else _log_softmax(x, dim)
+    return _forward("log_softmax", x, dim) if _eager(x) else _log_softmax(x, dim)
 
 
 def softmax_backward(y: torch.Tensor, dy: torch.Tensor, dim: int = -1) -> torch.Tensor:
