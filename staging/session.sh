@@ -2,8 +2,8 @@
 # The next session's GPU work in device calls (staging/README.md), each step under its own limit
 # so that what ran comes back: the GPU suite --since over the changes since reports/gpu.json
 # (gpu), staging/measure.sh with tools/active-clusters (measure: the H200's same-call check of the
-# dispatcher's choices, Quack beside where /tmp/peer holds the wheels' first half, carried by a
-# call before: `mkdir -p /tmp/peer && cp .whl/a/* /tmp/peer/`, this call carrying .whl/b), the op
+# dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
+# .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
 # tests out and measures), the sweeps (ops, small, long) and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
@@ -14,8 +14,12 @@ cd "$(dirname "$0")/.."
 r=/tmp/session
 mkdir -p "$r"
 nvidia-smi --query-gpu=name --format=csv,noheader | tee "$r/device.txt"
-if ls /tmp/peer/* > /dev/null 2>&1 && [ -d .whl/b ]; then
-  tools/peer-wheels unpack /tmp/site /tmp/peer/* .whl/b/* > "$r/unpack.log" 2>&1 || echo "unpack failed"
+# the peers' wheels, one part a call (tools/peer-wheels): each carried part kept in /tmp/peer, the
+# set unpacked into /tmp/site by the call that completes it
+for part in .whl/*/peers.tar.xz.*of*; do [ -e "$part" ] && mkdir -p /tmp/peer && cp "$part" /tmp/peer/; done
+parts=(/tmp/peer/peers.tar.xz.*of*)
+if [ -e "${parts[0]}" ] && [ ! -d /tmp/site ] && [ "${#parts[@]}" -eq "${parts[0]##*of}" ]; then
+  tools/peer-wheels unpack /tmp/site "${parts[@]}" > "$r/unpack.log" 2>&1 || echo "unpack failed"
 fi
 steps=" ${*:-gpu measure tiles} "
 # the GPU suite --since over what changed since reports/gpu.json
