@@ -32,6 +32,14 @@
 // @variant name=onepass_vec4_c1024_b128 kernel=onepass_vec4_c1024_b128 algorithm=online geometry=block-per-row threads=128 max_cols=1024 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c2048 kernel=onepass_vec4_c2048 algorithm=online geometry=block-per-row threads=256 max_cols=2048 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c4096 kernel=onepass_vec4_c4096 algorithm=online geometry=block-per-row threads=512 max_cols=4096 fast_math=true exp=ex2
+// Rows of 2049-4096 on 256 threads of 16 floats (Triton's row kernel holds them on 8 warps of
+// 16): fewer warps to merge a row's states across, and at 2049-2560 fewer idle threads. On an
+// H100, ~1 GiB of rows: 0.997-1.003 of a copy at 2049-2560 against the 512 threads' 0.808-0.971,
+// behind by 0.003-0.019 at 2816-4096; cold L2, 1-16384 rows of 4096 in 4.50-180.6 µs against
+// 4.64-182.2 (1024 rows: 14.4 against 16.1), 1024 rows of 2049 in 10.2 against 12.4
+// (reports/measurements/tile_4096_threads_bw.json, tile_4096_threads_latency.jsonl; 128 threads
+// of 32 ran level with the 256 or behind).
+// @variant name=onepass_vec4_c4096_b256 kernel=onepass_vec4_c4096_b256 algorithm=online geometry=block-per-row threads=256 max_cols=4096 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c8192 kernel=onepass_vec4_c8192 algorithm=online geometry=block-per-row threads=512 max_cols=8192 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c16384 kernel=onepass_vec4_c16384 algorithm=online geometry=block-per-row threads=512 max_cols=16384 fast_math=true exp=ex2
 // @variant name=onepass_vec4_c32768 kernel=onepass_vec4_c32768 algorithm=online geometry=block-per-row threads=1024 max_cols=32768 fast_math=true exp=ex2
@@ -48,6 +56,7 @@ SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c1024_b64, float, 64, 16)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c1024_b128, float, 128, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c2048, float, 256, 8)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c4096, float, 512, 8)
+SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c4096_b256, float, 256, 16)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c8192, float, 512, 16)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c16384, float, 512, 32)
 SH_ONEPASS_BLOCK_KERNEL(onepass_vec4_c32768, float, 1024, 32)

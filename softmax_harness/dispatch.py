@@ -54,7 +54,9 @@ _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: 513-575 stay on the warp-per-row fp32 kernel, 506-512 on 16 lanes a 16-bit row:
 #: reports/measurements/short_rows_2_ab.json; fp32 rows of 576-875 on 64 threads of 16 floats,
 #: 876-1024 on 128 of 8, and 14337-16384 on the two-reduction (safe) tile:
-#: reports/measurements/shapes_1024_16384_ab.json). 16-bit rows of 127 on 16 lanes of 8 (0.82
+#: reports/measurements/shapes_1024_16384_ab.json); fp32 rows of 2049-2560 on 256 threads of 16
+#: floats (0.997-1.003 against the 512 threads' 0.808-0.971 on an H100, ~1 GiB of rows; behind
+#: from 2816: tile_4096_threads_bw.json). 16-bit rows of 127 on 16 lanes of 8 (0.82
 #: of a copy against 8 lanes of 16's 0.68-0.78 on an H100; at 123-126 the 8 lanes lead:
 #: reports/measurements/c128_lanes_every.json, every bf16 length of 65-128 and fp16 at the
 #: edges). At 128 the 8 lanes stay, for the H200: the 16 lanes, 1.005 against 0.989-0.991 on the
@@ -62,6 +64,7 @@ _SIZES = (32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
 #: and 0019; Quack 1.002-1.004 in 0019 and 0049).
 _BEFORE = {"float32": {1024: ((575, "onepass_vec4_c1024"), (875, "onepass_vec4_c1024_b64"),
                               (1024, "onepass_vec4_c1024_b128")),
+                       4096: ((2560, "onepass_vec4_c4096_b256"), (4096, "onepass_vec4_c4096")),
                        16384: ((14336, "onepass_vec4_c16384"), (16384, "safe_onepass_vec4_c16384"))},
            **{name: {128: ((126, f"onepass_{short}_c128"), (127, f"onepass_{short}_c128_l16"),
                            (128, f"onepass_{short}_c128")),
@@ -540,8 +543,13 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: 48.6 against 49.2; level at 256 and 1024 rows: reports/measurements/tile_1024_rows.jsonl,
 #: short_rows_latency.jsonl), and from 65536 rows on the 128 threads are level or ahead (262144 x
 #: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.985-1.000 of a copy against 0.964-0.996 at
-#: 900-1024, shapes_1024_16384_ab.json).
-SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),),
+#: 900-1024, shapes_1024_16384_ab.json). fp32 rows of 2049-4096 take the 256 threads of 16 floats
+#: up to 16384 rows (cold L2, H100: 1 / 8 / 64 / 256 / 1024 / 16384 rows of 4096 in 4.50 / 4.70 /
+#: 5.41 / 7.22 / 14.4 / 180.6 µs against the 512 threads' 4.70 / 4.94 / 5.66 / 7.55 / 16.1 / 182.2;
+#: 8 and 256 rows of 3000 4.61 and 6.83 against 4.80 and 7.14; tile_4096_threads_latency.jsonl),
+#: where at ~1 GiB of rows of 2816-4096 the 512 lead by 0.003-0.019 of a copy.
+SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
+                                 (2049, 4096, 16384, "onepass_vec4_c4096_b256")),
                      "float16": (), "bfloat16": ()}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
 # the row counts and lengths for which choose() hands _choose the row count at all

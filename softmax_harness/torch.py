@@ -281,10 +281,11 @@ def _eager(x) -> bool:
     """Whether a call can skip torch's dispatcher and launch at once: a plain CUDA tensor that
     needs no gradient, outside ``torch.compile``'s tracing and any dispatch mode (fake tensors,
     ``make_fx``). The dispatcher and the autograd wrapper of a Python-defined operator cost
-    8.5-22 µs of host time a call (reports/measurements/host_overhead_breakdown.json). The
-    cheapest tests first."""
-    return (type(x) is torch.Tensor and x.is_cuda and not (x.requires_grad and torch.is_grad_enabled())
-            and not _dispatch_modes() and not torch.compiler.is_compiling())
+    8.5-22 µs of host time a call (reports/measurements/host_overhead_breakdown.json). Whether
+    ``torch.compile`` is tracing comes first: Dynamo folds it to True, and cannot trace the
+    dispatch modes' count (an int from torch's C API) that a later test reads."""
+    return (not torch.compiler.is_compiling() and type(x) is torch.Tensor and x.is_cuda
+            and not (x.requires_grad and torch.is_grad_enabled()) and not _dispatch_modes())
 
 
 def softmax(x: torch.Tensor, dim: int = -1) -> torch.Tensor:

@@ -569,6 +569,10 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
     assert _few(875, 4096) == "onepass_vec4_c1024_b64"
     assert _few(1025, 4096) == "onepass_vec4_c2048"
     assert _few(1024, 4096, "bfloat16") == "onepass_bf16_c1024"
+    # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
+    assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"
+    assert _few(4096, 16385) == _few(3000, None) == "onepass_vec4_c4096"
+    assert _few(4096, 8, "bfloat16") == "onepass_bf16_c4096"
 
 
 def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
@@ -583,6 +587,10 @@ def test_dispatch_picks_the_tile_shape_measured_faster_within_a_size():
     assert dispatch.choose(850, dtype="float32").name == "onepass_vec4_c1024_b64"
     assert dispatch.choose(900, dtype="float32").name == "onepass_vec4_c1024_b128"
     assert dispatch.choose(1024, dtype="float32", n_rows=65536).name == "onepass_vec4_c1024_b128"
+    # tile_4096_threads_bw.json: fp32 rows of 2049-2560 on 256 threads of 16, from 2816 on 512 of 8
+    assert dispatch.choose(2049, dtype="float32", aligned=False).name == "onepass_vec4_c4096_b256"
+    assert dispatch.choose(2560, dtype="float32").name == "onepass_vec4_c4096_b256"
+    assert dispatch.choose(2816, dtype="float32").name == "onepass_vec4_c4096"
     assert dispatch.choose(13000, dtype="float32").name == "onepass_vec4_c16384"
     assert dispatch.choose(15000, dtype="float32").name == "safe_onepass_vec4_c16384"
     assert dispatch.choose(500, dtype="float16", aligned=False).name == "onepass_f16_c512_l8"
