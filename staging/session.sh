@@ -24,7 +24,7 @@ fi
 steps=" ${*:-gpu measure tiles} "
 # the GPU suite --since over what changed since reports/gpu.json
 suite() {
-  timeout 200 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
+  timeout 280 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
 [[ $steps == *" gpu "* ]] && PYTHONPATH=. suite
