@@ -16,8 +16,6 @@ place, as a CUDA graph's are (a bound call captures like any other launch).
 
 from __future__ import annotations
 
-import functools
-
 from . import dispatch
 from .ops.base import SCALAR_ROLES
 
@@ -52,7 +50,28 @@ def launcher(variant, operands, shape, itemsize: int, device_id: int):
     n_rows, n_cols = shape
     if not n_rows or not n_cols:
         return _nothing
-    return functools.partial(variant.launch, tuple(operands), n_rows, n_cols, itemsize, device_id)
+    return _Launch(variant, tuple(operands), (n_rows, n_cols, itemsize, device_id))
+
+
+class _Launch:
+    """``variant.launch`` on fixed operands; from the second call on, the launch plan the first
+    made called directly where the launch takes no workspace of the stream's (``variant.launch``
+    would look it up again each call)."""
+
+    __slots__ = ("variant", "operands", "key", "plan")
+
+    def __init__(self, variant, operands: tuple, key: tuple):
+        self.variant, self.operands, self.key, self.plan = variant, operands, key, None
+
+    def __call__(self, stream) -> None:
+        plan = self.plan
+        if plan is not None:
+            plan(self.operands, stream.ptr)
+            return
+        self.variant.launch(self.operands, *self.key, stream)
+        plan = self.variant._plans.get(self.key)
+        if plan is not None and not plan.cooperative:
+            self.plan = plan
 
 
 def _nothing(stream) -> None:

@@ -42,7 +42,7 @@ class Launch:
     ``launchCooperativeKernel`` (CuPy's, unless a test gives its own)."""
 
     __slots__ = ("function", "grid", "block", "shared_mem", "cooperative", "_values", "_params",
-                 "_params_address", "_pointers", "_floats", "_lock", "_launch")
+                 "_params_address", "_pointers", "_floats", "_lock", "_launch", "_head", "_tail")
 
     def __init__(self, function: int, grid, block, shared_mem: int, slots, *, cooperative=False,
                  driver=None):
@@ -70,6 +70,10 @@ class Launch:
             *(ctypes.addressof(v) for v in self._values))
         self._params_address = ctypes.addressof(self._params)
         self._launch = driver.launchCooperativeKernel if cooperative else driver.launchKernel
+        # the driver's arguments but the stream, as a call passes them: the function, the grid, the
+        # block and the shared memory before it, the argument block (and no extras) after
+        self._head = (self.function, *self.grid, *self.block, self.shared_mem)
+        self._tail = (self._params_address,) if cooperative else (self._params_address, 0)
         # Every call of the plan writes the same argument block, and the binding lets go of the
         # GIL while it launches: one call at a time, writes and launch together.
         self._lock = threading.Lock()
@@ -81,8 +85,4 @@ class Launch:
                 value.value = operand if operand.__class__ is int else address(operand)
             for index, value in self._floats:
                 value.value = operands[index]
-            args = (self.function, *self.grid, *self.block, self.shared_mem, stream, self._params_address)
-            if self.cooperative:
-                self._launch(*args)
-            else:
-                self._launch(*args, 0)
+            self._launch(*self._head, stream, *self._tail)

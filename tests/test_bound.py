@@ -74,6 +74,38 @@ def test_each_call_launches_the_dispatched_kernel_on_the_stream_current_at_the_c
                              (kernel, (0x1000_0000, 0x7000_0000), 8, 128256, 4, 0, 9)]
 
 
+class Plan:
+    """A launch plan (driver.Launch) as a variant keeps it, its calls recorded: (operands, stream)."""
+
+    def __init__(self, cooperative=False):
+        self.cooperative, self.calls = cooperative, []
+
+    def __call__(self, operands, stream):
+        self.calls.append((operands, stream))
+
+
+@pytest.mark.parametrize("cooperative", [False, True])
+def test_after_its_first_call_a_bound_call_launches_the_plan_alone_unless_it_takes_a_workspace(
+        fake, monkeypatch, cooperative):
+    from softmax_harness.bound import bind
+
+    x = ndarray((8, 4096), 0x1000_0000)
+    step = bind("softmax", x)
+    plan = Plan(cooperative)
+    monkeypatch.setitem(step.variant._plans, (8, 4096, 4, 0), plan)
+    step()
+    fake.stream.ptr = 9
+    step()
+    step()
+    through_the_variant = [launch[1:] for launch in fake.launches]
+    if cooperative:  # each call through the variant, which hands the plan its workspace
+        assert through_the_variant == [((0x1000_0000, 0x7000_0000), 8, 4096, 4, 0, on) for on in (7, 9, 9)]
+        assert plan.calls == []
+    else:
+        assert through_the_variant == [((0x1000_0000, 0x7000_0000), 8, 4096, 4, 0, 7)]
+        assert plan.calls == [((0x1000_0000, 0x7000_0000), 9)] * 2
+
+
 def test_a_call_checks_and_chooses_nothing_again(fake, monkeypatch):
     from softmax_harness import dispatch
     from softmax_harness.bound import bind
@@ -300,6 +332,26 @@ def test_a_dispatched_softmax_in_a_layout_seen_before_allocates_and_launches_alo
     assert first is fake.made[0] and second is fake.made[1]
     assert [launch[:4] for launch in fake.launches] == [(kernel, (0x1000_0000, 0x7000_0000), 8, 4096),
                                                         (kernel, (0x4000_0000, 0x7000_0000), 8, 4096)]
+
+
+@pytest.mark.parametrize("cooperative", [False, True])
+def test_a_dispatched_softmax_in_a_layout_seen_before_launches_the_plan_alone_unless_it_takes_a_workspace(
+        fake, monkeypatch, cooperative):
+    from softmax_harness import dispatch
+
+    x = ndarray((8, 4096), 0x1000_0000)
+    plan = Plan(cooperative)
+    monkeypatch.setitem(dispatch.chosen_for(x)._plans, (8, 4096, 4, 0), plan)
+    dispatch.softmax(x)
+    fake.stream.ptr = 9
+    dispatch.softmax(ndarray((8, 4096), 0x4000_0000))
+    through_the_variant = [launch[1] for launch in fake.launches]
+    if cooperative:
+        assert through_the_variant == [(0x1000_0000, 0x7000_0000), (0x4000_0000, 0x7000_0000)]
+        assert plan.calls == []
+    else:
+        assert through_the_variant == [(0x1000_0000, 0x7000_0000)]
+        assert plan.calls == [((0x4000_0000, 0x7000_0000), 9)]
 
 
 def test_a_dispatched_softmax_chooses_and_checks_again_in_any_other_layout(fake, monkeypatch):

@@ -152,3 +152,28 @@ def test_a_gradient_unlike_the_output_is_refused_after_a_remembered_backward(our
     with pytest.raises(ValueError, match="they must match"):
         ours.softmax_backward(y, torch.randn(4, 999))
     assert len(launches) == 2
+
+
+@pytest.mark.parametrize("cooperative", [False, True])
+def test_a_call_in_a_layout_seen_before_launches_the_plan_alone_unless_it_takes_a_workspace(
+        ours, launches, monkeypatch, cooperative):
+    from softmax_harness import dispatch
+
+    calls = []
+
+    class Plan:  # a launch plan (driver.Launch) as the variant keeps it
+        def __call__(self, operands, stream):
+            calls.append((operands, stream))
+
+    plan = Plan()
+    plan.cooperative = cooperative
+    variant = dispatch.choose(4096, 0, "float32", aligned=True, n_rows=8)
+    monkeypatch.setitem(variant._plans, (8, 4096, 4, 0), plan)
+    first, again = torch.randn(8, 4096), torch.randn(8, 4096)
+    ours.softmax(first)
+    out = ours.softmax(again)
+    if cooperative:  # each call through the variant, which hands the plan its workspace
+        assert [launch[1][0] for launch in launches] == [first.data_ptr(), again.data_ptr()]
+        assert calls == []
+    else:
+        assert len(launches) == 1 and calls == [((again.data_ptr(), out.data_ptr()), 0)]
