@@ -71,7 +71,8 @@ class Launch:
         self._params_address = ctypes.addressof(self._params)
         self._launch = driver.launchCooperativeKernel if cooperative else driver.launchKernel
         # the driver's arguments but the stream, as a call passes them: the function, the grid, the
-        # block and the shared memory before it, the argument block (and no extras) after
+        # block and the shared memory before it, the argument block (and no extras) after; a
+        # call 0.84 -> 0.68 µs on fakes (reports/measurements/host_python_share_launch.txt)
         self._head = (self.function, *self.grid, *self.block, self.shared_mem)
         self._tail = (self._params_address,) if cooperative else (self._params_address, 0)
         # Every call of the plan writes the same argument block, and the binding lets go of the
