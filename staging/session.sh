@@ -37,7 +37,7 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" tiles "* ]] && {
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
   echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
-# The 16-bit small-batch trial (staging/kernels/online_onepass_half.cu): its variants' tests and
+# The 16-bit small-batch trial (staging/kernels/online_onepass_half_blocks.cu): its variants' tests and
 # the sanitizers, then their cold-L2 latency beside the dispatcher and their bandwidth at ~1 GiB
 # beside the tiles they would stand in for (~5 minutes on an H100).
 [[ $steps == *" half16 "* ]] && {
