@@ -5,7 +5,7 @@
 # dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the 16-bit small-batch trial (half16), the sweeps (ops, small, long)
+# tests out and measures), the staged kernels' tests and measurements (staged), the sweeps (ops, small, long)
 # and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
@@ -37,22 +37,29 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" tiles "* ]] && {
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
   echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
-# The 16-bit small-batch trial (staging/kernels/online_onepass_half_blocks.cu): its variants' tests and
-# the sanitizers, then their cold-L2 latency beside the dispatcher and their bandwidth at ~1 GiB
-# beside the tiles they would stand in for (~5 minutes on an H100).
-[[ $steps == *" half16 "* ]] && {
-  MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/half16_check.txt" 2>&1
-  echo "half16 check rc $?"; tail -2 "$r/half16_check.txt"
-  staged=""; for s in f16 bf16; do for v in c1024_b64 c1024_b128 c32768_b1024; do
-    staged="$staged onepass_${s}_$v@staging/kernels"; done; done
-  timeout 150 tools/few-rows-latency "$r/half16_latency.jsonl" $staged --shape 256x1024 --shape 1024x1024 \
+# The staged kernels (staging/kernels/): their variants' tests and the sanitizers
+# (staging/check.sh), then the 16-bit block tiles for small batches (online_onepass_half_blocks.cu:
+# cold-L2 latency beside the dispatcher, bandwidth at ~1 GiB beside the tiles they would stand in
+# for) and the mask form's 16-bit online split kernel with more in registers
+# (scaled_softmax/scaled_online_split_regs.cu, beside the dispatched one); ~6 minutes on an H100.
+[[ $steps == *" staged "* ]] && {
+  MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
+  echo "staged check rc $?"; tail -2 "$r/staged_check.txt"
+  blocks=""; for s in f16 bf16; do for v in c1024_b64 c1024_b128 c32768_b1024; do
+    blocks="$blocks onepass_${s}_$v@staging/kernels"; done; done
+  timeout 150 tools/few-rows-latency "$r/half16_latency.jsonl" $blocks --shape 256x1024 --shape 1024x1024 \
     --shape 4096x1024 --shape 16384x1024 --shape 64x32000 --shape 256x32000 --shape 1024x32000 \
     --dtype bfloat16 --dtype float16 > "$r/half16_latency.txt" 2>&1; echo "half16 latency rc $?"
   for s in f16 bf16; do
+    dtype=$([ $s = f16 ] && echo float16 || echo bfloat16)
     timeout 120 python3 -m softmax_harness measure "onepass_${s}_c1024" "onepass_${s}_c1024_b64@staging/kernels" \
       "onepass_${s}_c1024_b128@staging/kernels" "onepass_${s}_c32768" "onepass_${s}_c32768_b1024@staging/kernels" \
-      --dtype "$([ $s = f16 ] && echo float16 || echo bfloat16)" --cols 1000 1024 32000 32768 \
-      --json "$r/half16_bw_$s.json" > "$r/half16_bw_$s.txt" 2>&1; echo "half16 bandwidth $s rc $?"; done; }
+      --dtype "$dtype" --cols 1000 1024 32000 32768 \
+      --json "$r/half16_bw_$s.json" > "$r/half16_bw_$s.txt" 2>&1; echo "half16 bandwidth $s rc $?"
+    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_$s" \
+      "scaled_mask_online_split_${s}_r40@staging/kernels" --op scaled_softmax_mask --dtype "$dtype" \
+      --cols 32769 45055 65535 114687 262144 1048576 \
+      --json "$r/mask_regs_$s.json" > "$r/mask_regs_$s.txt" 2>&1; echo "mask regs $s rc $?"; done; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
