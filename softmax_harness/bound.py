@@ -69,9 +69,7 @@ class _Launch:
             plan(self.operands, stream.ptr)
             return
         self.variant.launch(self.operands, *self.key, stream)
-        plan = self.variant._plans.get(self.key)
-        if plan is not None and not plan.cooperative:
-            self.plan = plan
+        self.plan = self.variant.direct_launch(*self.key)
 
 
 def _nothing(stream) -> None:

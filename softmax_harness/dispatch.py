@@ -667,9 +667,7 @@ def _softmax_checked(x, out, layout: tuple):
     if x.ndim == 2 and x.size and variant.spec.launcher is None:
         if len(_LAYOUTS) >= 256:  # a few layouts in a loop; a sweep over many needs no memory
             _LAYOUTS.clear()
-        plan = variant._plans.get((*x.shape, x.dtype.itemsize, x.device.id))
-        if plan is not None and plan.cooperative:
-            plan = None
+        plan = variant.direct_launch(*x.shape, x.dtype.itemsize, x.device.id)
         _LAYOUTS[layout] = variant, plan, *x.shape, x.dtype.itemsize, x.nbytes, y.nbytes
     return y
 

@@ -90,19 +90,13 @@ def _check(op: str, tensors, dim: int) -> None:
 
 
 #: The layouts a call along the last dim of contiguous tensors passed in: (op, dim, the first
-#: tensor's address modulo 16, and each tensor's shape, dtype, device and contiguity) -> (its
-#: launch, the device). Everything ``_check`` and the choice read is in the key, so a call in a
-#: layout seen before only allocates and launches: the checks, the choice and the shape's
-#: arithmetic were half of a call's host time outside the allocation and the driver (5.9 -> 3.4 µs
-#: on fakes: reports/measurements/torch_python_share_layouts.txt).
+#: tensor's address modulo 16, and each tensor's shape, dtype, device and contiguity: a forward's
+#: in the key itself, a backward's a tuple a tensor) -> (its launch, the device). Everything
+#: ``_check`` and the choice read is in the key, so a call in a layout seen before only allocates
+#: and launches: the checks, the choice and the shape's arithmetic were half of a call's host time
+#: outside the allocation and the driver (5.9 -> 3.4 µs on fakes:
+#: reports/measurements/torch_python_share_layouts.txt).
 _LAYOUTS: dict[tuple, tuple] = {}
-
-
-def _layout(op: str, tensors, dim: int) -> tuple:
-    first = tensors[0]
-    if len(tensors) == 1:
-        return op, dim, first.data_ptr() & 15, first.shape, first.dtype, first.device, first.is_contiguous()
-    return op, dim, first.data_ptr() & 15, *[(t.shape, t.dtype, t.device, t.is_contiguous()) for t in tensors]
 
 
 def _forward(op: str, x: torch.Tensor, dim: int) -> torch.Tensor:
@@ -122,7 +116,10 @@ def _forward(op: str, x: torch.Tensor, dim: int) -> torch.Tensor:
 
 def _run(op: str, tensors, dim: int) -> torch.Tensor:
     """``op`` along ``dim`` of ``tensors`` (one, or the output and the gradient)."""
-    layout = _layout(op, tensors, dim)
+    if len(tensors) == 1:
+        return _forward(op, tensors[0], dim)
+    layout = (op, dim, tensors[0].data_ptr() & 15,
+              *[(t.shape, t.dtype, t.device, t.is_contiguous()) for t in tensors])
     known = _LAYOUTS.get(layout)
     if known is None:
         return _run_checked(op, tensors, dim, layout)
@@ -157,8 +154,8 @@ def _launch_of(variant, shape, size: int, device: int):
     """``launch(addresses, stream handle)`` of ``variant`` over ``shape`` on ``device``: the launch
     plan its first launch made (:class:`~softmax_harness.driver.Launch`), called directly where the
     launch takes no workspace of the stream's: ``variant.launch`` would look it up again each call."""
-    plan = variant._plans.get((*shape, size, device))
-    if plan is not None and not plan.cooperative:
+    plan = variant.direct_launch(*shape, size, device)
+    if plan is not None:
         return plan
     return lambda addresses, handle: variant.launch(addresses, *shape, size, device, _stream(handle))
 
