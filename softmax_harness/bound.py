@@ -69,7 +69,7 @@ class _Launch:
             plan(self.operands, stream.ptr)
             return
         self.variant.launch(self.operands, *self.key, stream)
-        self.plan = self.variant.direct_launch(*self.key)
+        self.plan = dispatch.direct_plan(self.variant, *self.key)
 
 
 def _nothing(stream) -> None:

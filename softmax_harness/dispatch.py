@@ -667,9 +667,19 @@ def _softmax_checked(x, out, layout: tuple):
     if x.ndim == 2 and x.size and variant.spec.launcher is None:
         if len(_LAYOUTS) >= 256:  # a few layouts in a loop; a sweep over many needs no memory
             _LAYOUTS.clear()
-        plan = variant.direct_launch(*x.shape, x.dtype.itemsize, x.device.id)
+        plan = direct_plan(variant, *x.shape, x.dtype.itemsize, x.device.id)
         _LAYOUTS[layout] = variant, plan, *x.shape, x.dtype.itemsize, x.nbytes, y.nbytes
     return y
+
+
+def direct_plan(variant, n_rows: int, n_cols: int, itemsize: int, device_id: int):
+    """The launch plan an earlier ``variant.launch`` made over (``n_rows``, ``n_cols``) on the
+    device, called as ``plan(operands, stream_handle)``, where it takes no workspace; None before
+    that launch, or for a split-row kernel (``variant.launch`` hands it its workspace). For the
+    callers that launch one layout again and again (the remembered layouts here and in the torch
+    entry, a bound call): no lookup a call."""
+    plan = variant._plans.get((n_rows, n_cols, itemsize, device_id))
+    return plan if plan is not None and not plan.cooperative else None
 
 
 def chosen_for(x):

@@ -154,7 +154,7 @@ def _launch_of(variant, shape, size: int, device: int):
     """``launch(addresses, stream handle)`` of ``variant`` over ``shape`` on ``device``: the launch
     plan its first launch made (:class:`~softmax_harness.driver.Launch`), called directly where the
     launch takes no workspace of the stream's: ``variant.launch`` would look it up again each call."""
-    plan = variant.direct_launch(*shape, size, device)
+    plan = dispatch.direct_plan(variant, *shape, size, device)
     if plan is not None:
         return plan
     return lambda addresses, handle: variant.launch(addresses, *shape, size, device, _stream(handle))

@@ -350,15 +350,6 @@ class Variant:
             self._check_workspace(device_id, stream, owner)
             self._workspace_args[key] = workspace
 
-    def direct_launch(self, n_rows: int, n_cols: int, itemsize: int, device_id: int):
-        """The launch plan an earlier :meth:`launch` made over (``n_rows``, ``n_cols``) on the
-        device, called as ``plan(operands, stream_handle)``, where it takes no workspace; None
-        before that launch, or for a split-row kernel (:meth:`launch` hands it its workspace).
-        Callers that launch one layout again and again (the remembered layouts, a bound call)
-        call it directly, with no lookup a call."""
-        plan = self._plans.get((n_rows, n_cols, itemsize, device_id))
-        return plan if plan is not None and not plan.cooperative else None
-
     def _plan(self, n_rows: int, n_cols: int, itemsize: int, device_id: int):
         """The launch over (``n_rows``, ``n_cols``) on the device, made once
         (:class:`~softmax_harness.driver.Launch`): the compiled function, grid, block, shared
