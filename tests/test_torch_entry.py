@@ -56,6 +56,15 @@ def test_torch_compile_traces_the_operator_without_a_graph_break(ours):
     assert not counters["graph_break"]
 
 
+def test_while_torch_compile_traces_the_eager_test_reads_nothing_dynamo_cannot_trace(ours, monkeypatch):
+    """The dispatch modes' count is an int from torch's C API, which Dynamo cannot trace: a CUDA
+    tensor (a CPU one answering ``is_cuda``) under tracing is routed before it is read."""
+    monkeypatch.setattr(torch.Tensor, "is_cuda", property(lambda self: True))
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    monkeypatch.setattr(ours, "_dispatch_modes", lambda: pytest.fail("read the dispatch modes while tracing"))
+    assert not ours._eager(torch.ones(4, 10))
+
+
 def test_a_bad_binding_is_refused_in_one_line(ours):
     x = torch.ones(2, 3)
     with pytest.raises(ValueError, match=r"^softmax_harness\.torch\.bind: unknown op 'softplus' \(known: "):
