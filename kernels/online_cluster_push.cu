@@ -22,6 +22,12 @@
 // 0038). For many rows the 8-block kernels stay (fp32 262144 on 16 blocks of 512 threads of 32:
 // 0.938 of a copy against 0.941, reports/measurements/push_trials_lost.jsonl).
 //
+// cluster2_push_* and cluster4_push_*: 16-bit rows of up to 32768 over 2 blocks of 512 threads
+// or 4 of 256, 32 elements a thread, for a few hundred rows of a 32000 vocabulary, where a block
+// a row leaves the multiprocessors unevenly loaded (256 rows on 132) and 8 blocks a row pay for
+// the exchange across more blocks (issue 24: 256 bf16 rows of 32000 in 16.6 µs against Quack's
+// 15.1 in run 0059, Quack 2 blocks a row).
+//
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a
 // thread: level at ~1 GiB of rows and ahead on 1-256 rows of 151936 and 16-256 rows of 262144
@@ -63,6 +69,10 @@
 // @variant name=cluster16_push_c262144 kernel=cluster16_push_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster16_push_f16_c262144 kernel=cluster16_push_f16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster16_push_bf16_c262144 kernel=cluster16_push_bf16_c262144 algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster2_push_f16_c32768 kernel=cluster2_push_f16_c32768 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster2_push_bf16_c32768 kernel=cluster2_push_bf16_c32768 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster4_push_f16_c32768 kernel=cluster4_push_f16_c32768 algorithm=online geometry=cluster-per-row threads=256 cluster=4 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster4_push_bf16_c32768 kernel=cluster4_push_bf16_c32768 algorithm=online geometry=cluster-per-row threads=256 cluster=4 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
 #include "include/live_tile.cuh"
@@ -144,3 +154,10 @@ PUSH16_KERNELS(262144, 512)
 
 PUSH16_WIDE_KERNELS(163840, 256, 40)
 PUSH16_WIDE_KERNELS(262144, 256, 64)
+
+// Sized 32768 on clusters of 2 and 4 blocks, in 16 bits.
+#define PUSH_SMALL_KERNELS(CLUSTER, THREADS)                                                             \
+    PUSH_KERNEL_OF(cluster##CLUSTER##_push_f16_c32768, sh::half_t, CLUSTER, THREADS, 32)                 \
+    PUSH_KERNEL_OF(cluster##CLUSTER##_push_bf16_c32768, sh::bf16_t, CLUSTER, THREADS, 32)
+PUSH_SMALL_KERNELS(2, 512)
+PUSH_SMALL_KERNELS(4, 256)

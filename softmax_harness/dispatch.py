@@ -547,16 +547,18 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: up to 16384 rows (cold L2, H100: 1 / 8 / 64 / 256 / 1024 / 16384 rows of 4096 in 4.50 / 4.70 /
 #: 5.41 / 7.22 / 14.4 / 180.6 µs against the 512 threads' 4.70 / 4.94 / 5.66 / 7.55 / 16.1 / 182.2;
 #: 8 and 256 rows of 3000 4.61 and 6.83 against 4.80 and 7.14; tile_4096_threads_latency.jsonl),
-#: where at ~1 GiB of rows of 2816-4096 the 512 lead by 0.003-0.019 of a copy. 16-bit rows of
-#: 897-1024, whose tile holds a row on a warp, take 128 threads of 8 up to 1024 rows and 64 of 16
-#: up to 8192 (cold L2, H100: bf16 256 / 1024 / 4096 / 16384 rows of 1024 in 4.58 / 6.06 / 10.56 /
-#: 27.97 µs on 128 threads, 5.25 / 6.14 / 9.66 / 27.33 on 64, against the warp's 5.09 / 6.14 /
-#: 10.24 / 27.04; fp16 alike: half16_blocks_latency_h100.jsonl); at ~1 GiB the 64 are level with
-#: the warp (1.004 against 1.002 of a copy) and the 128 behind (0.97; half16_blocks_bw_h100.json).
+#: where at ~1 GiB of rows of 2816-4096 the 512 lead by 0.003-0.019 of a copy. 16-bit rows, whose
+#: tile sized 1024 holds a row on a warp, take 128 threads of 8 at 800-1024 columns up to 1024 rows
+#: and 64 of 16 at 960-1024 up to 4096 rows (cold L2, H100, two calls, bf16 and fp16 alike: 8 / 256
+#: / 1024 rows of 1024 in 4.10 / 4.54 / 5.95 µs on 128 threads against the warp's 4.58 / 5.02 /
+#: 6.08, 256 rows of 800 in 4.54 against 5.02; 2048 / 4096 rows of 1024 in 7.33 / 9.66 on 64
+#: against 7.58 / 10.24; behind the warp at 8192 rows of 1024, 15.76 against 15.44, and at 4096 of
+#: 900, 10.66 against 10.11: half16_blocks_rows_h100.jsonl); at ~1 GiB the 64 are level with the
+#: warp (1.004 against 1.002 of a copy) and the 128 behind (0.97; half16_blocks_bw_h100.json).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
                                  (2049, 4096, 16384, "onepass_vec4_c4096_b256")),
-                     **{name: ((897, 1024, 1024, f"onepass_{short}_c1024_b128"),
-                               (897, 1024, 8192, f"onepass_{short}_c1024_b64"))
+                     **{name: ((800, 1024, 1024, f"onepass_{short}_c1024_b128"),
+                               (960, 1024, 4096, f"onepass_{short}_c1024_b64"))
                         for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
 # the row counts and lengths for which choose() hands _choose the row count at all

@@ -568,13 +568,13 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
     assert _few(1024, 16385) == _few(1024, None) == _few(900, 0) == "onepass_vec4_c1024_b128"
     assert _few(875, 4096) == "onepass_vec4_c1024_b64"
     assert _few(1025, 4096) == "onepass_vec4_c2048"
-    # half16_blocks_latency_h100.jsonl: 16-bit rows of 897-1024 on 128 threads of 8 up to 1024
-    # rows, on 64 of 16 up to 8192, on a warp a row past that and for rows of 896 or fewer
+    # half16_blocks_rows_h100.jsonl: 16-bit rows of 800-1024 on 128 threads of 8 up to 1024 rows,
+    # of 960-1024 on 64 of 16 up to 4096, on a warp a row past those
     for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
-        assert _few(1024, 256, dtype) == _few(897, 1024, dtype) == f"onepass_{short}_c1024_b128"
-        assert _few(1024, 1025, dtype) == _few(1000, 8192, dtype) == f"onepass_{short}_c1024_b64"
-        assert _few(1024, 8193, dtype) == _few(896, 256, dtype) == _few(1024, None, dtype) == \
-            f"onepass_{short}_c1024"
+        assert _few(1024, 8, dtype) == _few(800, 1024, dtype) == f"onepass_{short}_c1024_b128"
+        assert _few(1024, 1025, dtype) == _few(960, 4096, dtype) == f"onepass_{short}_c1024_b64"
+        assert _few(1024, 4097, dtype) == _few(959, 2048, dtype) == _few(799, 256, dtype) == \
+            _few(1024, None, dtype) == f"onepass_{short}_c1024"
     # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
     assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"
     assert _few(4096, 16385) == _few(3000, None) == "onepass_vec4_c4096"
