@@ -26,7 +26,9 @@
 // or 4 of 256, 32 elements a thread, for a few hundred rows of a 32000 vocabulary, where a block
 // a row leaves the multiprocessors unevenly loaded (256 rows on 132) and 8 blocks a row pay for
 // the exchange across more blocks (issue 24: 256 bf16 rows of 32000 in 16.6 µs against Quack's
-// 15.1 in run 0059, Quack 2 blocks a row).
+// 15.1 in run 0059, Quack 2 blocks a row). The cluster of 2: 15.41 µs there against the tile's
+// 16.54, ahead from 64 to 1024 rows, and 0.93-0.997 of a copy at ~1 GiB of rows of 16385-32768
+// against 0.84-0.99 (reports/measurements/cluster_pair_latency_h100.jsonl, cluster_pair_bw_h100.json).
 //
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a

@@ -555,10 +555,18 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: against 7.58 / 10.24; behind the warp at 8192 rows of 1024, 15.76 against 15.44, and at 4096 of
 #: 900, 10.66 against 10.11: half16_blocks_rows_h100.jsonl); at ~1 GiB the 64 are level with the
 #: warp (1.004 against 1.002 of a copy) and the 128 behind (0.97; half16_blocks_bw_h100.json).
+#: 16-bit rows of 16385-32768 up to 1024 rows take a cluster of 2 blocks sized 32768 (sm_90), where
+#: a block a row loads 132 multiprocessors unevenly (cold L2, H100, bf16; fp16 alike: 256 rows of
+#: 32000 in 15.41 µs against the tile's 16.54, of 16385 11.58 against 14.45; 128 / 512 / 1024 rows
+#: of 32000 10.50 / 26.58 / 47.78 against 11.68 / 27.94 / 50.72; 8 rows 6.26 against 7.68; the
+#: cluster of 8 sized 65536 keeps up to 64 rows of 32000-32768 (SHORT_FEW_ROWS), 64 rows 8.42
+#: against 8.19: cluster_pair_latency_h100.jsonl); at ~1 GiB 0.93-0.997 of a copy against the
+#: tile's 0.84-0.99 (cluster_pair_bw_h100.json).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
                                  (2049, 4096, 16384, "onepass_vec4_c4096_b256")),
                      **{name: ((800, 1024, 1024, f"onepass_{short}_c1024_b128"),
-                               (960, 1024, 4096, f"onepass_{short}_c1024_b64"))
+                               (960, 1024, 4096, f"onepass_{short}_c1024_b64"),
+                               (16385, 32768, 1024, f"cluster2_push_{short}_c32768"))
                         for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
 # the row counts and lengths for which choose() hands _choose the row count at all

@@ -483,7 +483,7 @@ def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_hundred():
     assert _few(32000, 64, "bfloat16") == "cluster_push_bf16_c65536"
     assert _few(32768, 64, "float16") == "cluster_push_f16_c65536"
     assert _few(32000, 257) == _few(32000, None) == "onepass_vec4_c32768"
-    assert _few(32000, 65, "bfloat16") == "onepass_bf16_c32768"
+    assert _few(32000, 65, "bfloat16") == "cluster2_push_bf16_c32768"  # below, a cluster of 2
     assert _few(31999, 64) == "onepass_vec4_c32768"
 
 
@@ -575,6 +575,13 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
         assert _few(1024, 1025, dtype) == _few(960, 4096, dtype) == f"onepass_{short}_c1024_b64"
         assert _few(1024, 4097, dtype) == _few(959, 2048, dtype) == _few(799, 256, dtype) == \
             _few(1024, None, dtype) == f"onepass_{short}_c1024"
+    # cluster_pair_latency_h100.jsonl: 16-bit rows of 16385-32768 up to 1024 rows on a cluster of
+    # 2 blocks, but up to 64 rows of 32000 or more on the cluster of 8 sized 65536
+    for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
+        assert _few(16385, 1, dtype) == _few(32000, 256, dtype) == _few(32768, 1024, dtype) == \
+            f"cluster2_push_{short}_c32768"
+        assert _few(32000, 64, dtype) == f"cluster_push_{short}_c65536"
+        assert _few(32000, 1025, dtype) == _few(16385, None, dtype) == f"onepass_{short}_c32768"
     # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
     assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"
     assert _few(4096, 16385) == _few(3000, None) == "onepass_vec4_c4096"
