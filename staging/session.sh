@@ -38,28 +38,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
   echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
-# (staging/check.sh), then the 16-bit block tiles for small batches (online_onepass_half_blocks.cu:
-# cold-L2 latency beside the dispatcher, bandwidth at ~1 GiB beside the tiles they would stand in
-# for) and the mask form's 16-bit online split kernel with more in registers
-# (scaled_softmax/scaled_online_split_regs.cu, beside the dispatched one); ~6 minutes on an H100.
+# (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
   MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
-  echo "staged check rc $?"; tail -2 "$r/staged_check.txt"
-  blocks=""; for s in f16 bf16; do for v in c1024_b64 c1024_b128 c32768_b1024; do
-    blocks="$blocks onepass_${s}_$v@staging/kernels"; done; done
-  timeout 150 tools/few-rows-latency "$r/half16_latency.jsonl" $blocks --shape 256x1024 --shape 1024x1024 \
-    --shape 4096x1024 --shape 16384x1024 --shape 64x32000 --shape 256x32000 --shape 1024x32000 \
-    --dtype bfloat16 --dtype float16 > "$r/half16_latency.txt" 2>&1; echo "half16 latency rc $?"
-  for s in f16 bf16; do
-    dtype=$([ $s = f16 ] && echo float16 || echo bfloat16)
-    timeout 120 python3 -m softmax_harness measure "onepass_${s}_c1024" "onepass_${s}_c1024_b64@staging/kernels" \
-      "onepass_${s}_c1024_b128@staging/kernels" "onepass_${s}_c32768" "onepass_${s}_c32768_b1024@staging/kernels" \
-      --dtype "$dtype" --cols 1000 1024 32000 32768 \
-      --json "$r/half16_bw_$s.json" > "$r/half16_bw_$s.txt" 2>&1; echo "half16 bandwidth $s rc $?"
-    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_$s" \
-      "scaled_mask_online_split_${s}_r40@staging/kernels" --op scaled_softmax_mask --dtype "$dtype" \
-      --cols 32769 45055 65535 114687 262144 1048576 \
-      --json "$r/mask_regs_$s.json" > "$r/mask_regs_$s.txt" 2>&1; echo "mask regs $s rc $?"; done; }
+  echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
