@@ -5,7 +5,8 @@
 # dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the staged kernels' tests and measurements (staged), the sweeps (ops, small, long)
+# tests out and measures), the staged kernels' tests (staged), the staged clusters of 2 measured
+# (pairs), the sweeps (ops, small, long)
 # and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
@@ -23,25 +24,45 @@ if [ -e "${parts[0]}" ] && [ ! -d /tmp/site ] && [ "${#parts[@]}" -eq "${parts[0
   tools/peer-wheels unpack /tmp/site "${parts[@]}" > "$r/unpack.log" 2>&1 || echo "unpack failed"
 fi
 steps=" ${*:-gpu measure tiles} "
+# what has run so far, packed after each step: a call that outlives its limit still brings back
+# the steps before the one it was killed in
+pack() { tar czf "${OUT:-/tmp}/session.tgz" -C "$r" .; }
 # the GPU suite --since over what changed since reports/gpu.json
 suite() {
   timeout 280 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
-[[ $steps == *" gpu "* ]] && PYTHONPATH=. suite
+[[ $steps == *" gpu "* ]] && { PYTHONPATH=. suite; pack; }
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" measure "* ]] && {
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
-  timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; }
+  timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; pack; }
 [[ $steps == *" tiles "* ]] && {
   DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
-  echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; }
+  echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; pack; }
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
   MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
-  echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; }
+  echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; pack; }
+# The staged clusters of 2 sized 16384 (every type) and 32768 (fp32): the staged variants' tests
+# and sanitizers (the staged step), then their cold-L2 latency at 8-1024 rows beside the tiles
+# the dispatcher takes there and their bandwidth at ~1 GiB (~3 minutes on an H100).
+[[ $steps == *" pairs "* ]] && {
+  s=@staging/kernels
+  timeout 150 tools/few-rows-latency "$r/pairs_latency.jsonl" onepass_vec4_c16384 safe_onepass_vec4_c16384 \
+    "cluster2_push_c16384$s" onepass_vec4_c32768 "cluster2_push_c32768$s" onepass_bf16_c16384 \
+    "cluster2_push_bf16_c16384$s" cluster2_push_bf16_c32768 onepass_f16_c16384 "cluster2_push_f16_c16384$s" \
+    --shape 8x12000 --shape 64x12000 --shape 256x12000 --shape 1024x12000 --shape 256x8193 \
+    --shape 256x16384 --shape 64x20000 --shape 256x20000 --shape 256x32000 --shape 1024x32000 \
+    --dtype float32 --dtype bfloat16 > "$r/pairs_latency.txt" 2>&1; echo "pairs latency rc $?"
+  timeout 120 python3 -m softmax_harness measure onepass_vec4_c16384 "cluster2_push_c16384$s" \
+    onepass_vec4_c32768 "cluster2_push_c32768$s" --cols 8193 12000 16384 20000 32000 \
+    --json "$r/pairs_bw_f32.json" > "$r/pairs_bw_f32.txt" 2>&1; echo "pairs bandwidth fp32 rc $?"
+  timeout 90 python3 -m softmax_harness measure onepass_bf16_c16384 "cluster2_push_bf16_c16384$s" \
+    --dtype bfloat16 --cols 8193 12000 16384 --json "$r/pairs_bw_bf16.json" > "$r/pairs_bw_bf16.txt" 2>&1
+  echo "pairs bandwidth bf16 rc $?"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
@@ -52,7 +73,7 @@ bench() {
     > "$r/$1.txt" 2>&1
   echo "$1 rc $?"; tail -1 "$r/$1.txt"
   local saved; saved=$(ls -t .benchmarks/*/*.json | head -1)  # a run that saved nothing brings none back
-  [ "$saved" != "$before" ] && mkdir -p "$r/bench" && cp "$saved" "$r/bench/$1.json"; }
+  [ "$saved" != "$before" ] && mkdir -p "$r/bench" && cp "$saved" "$r/bench/$1.json"; pack; }
 [[ $steps == *" ops "* ]] && bench ops 420 "test_op_bandwidth or test_copy_ceiling"
 [[ $steps == *" small "* ]] && bench small 120 "test_latency or test_host_overhead"
 [[ $steps == *" long "* ]] && bench long 120 "test_softmax_bandwidth and (softmax_harness or quack) and \
@@ -71,5 +92,5 @@ bench() {
     --section Occupancy --section LaunchStats --section SchedulerStats --section InstructionStats \
     python3 -m softmax_harness measure "$name" --op "$op" --dtype bfloat16 \
     --cols "$cols" > "$r/profile_${name}_$cols.txt" 2>&1
-  echo "profile $name rc $?"; done
-tar czf "${OUT:-/tmp}/session.tgz" -C "$r" .
+  echo "profile $name rc $?"; pack; done
+pack
