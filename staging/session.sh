@@ -5,8 +5,8 @@
 # dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the staged kernels' tests (staged), the staged clusters of 2 measured
-# (pairs), the sweeps (ops, small, long)
+# tests out and measures), the staged kernels' tests (staged), the staged safe tile and the
+# 16-bit few rows' boundary measured (trials), the staged clusters of 2 measured (pairs), the sweeps (ops, small, long)
 # and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
@@ -46,6 +46,23 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" staged "* ]] && {
   MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
   echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; pack; }
+# The staged safe tile sized 4096 on 256 threads (two reductions of a float, Triton's order) beside
+# the online tile the dispatcher takes for small batches of fp32 rows of 2049-4096, at 1-1024 rows
+# and at ~1 GiB; and the 16-bit rows of 32000 that SHORT_FEW_ROWS keeps on the cluster of 8 (up to
+# 64) beside the cluster of 2 sized 32768 (trials, ~2 minutes on an H100).
+[[ $steps == *" trials "* ]] && {
+  s=@staging/kernels
+  timeout 100 tools/few-rows-latency "$r/safe4096_latency.jsonl" onepass_vec4_c4096_b256 \
+    "safe_onepass_vec4_c4096_b256$s" --shape 1x4096 --shape 8x4096 --shape 64x4096 --shape 256x4096 \
+    --shape 1024x4096 --shape 8x3000 --shape 256x2049 --dtype float32 > "$r/safe4096_latency.txt" 2>&1
+  echo "safe 4096 latency rc $?"
+  timeout 90 python3 -m softmax_harness measure onepass_vec4_c4096_b256 onepass_vec4_c4096 \
+    "safe_onepass_vec4_c4096_b256$s" --cols 2049 3000 4096 --json "$r/safe4096_bw.json" \
+    > "$r/safe4096_bw.txt" 2>&1; echo "safe 4096 bandwidth rc $?"
+  timeout 100 tools/few-rows-latency "$r/short_few_rows.jsonl" cluster_push_bf16_c65536 \
+    cluster2_push_bf16_c32768 cluster_push_f16_c65536 cluster2_push_f16_c32768 --shape 8x32000 \
+    --shape 16x32000 --shape 32x32000 --shape 64x32000 --shape 128x32000 --shape 32x32768 \
+    --dtype bfloat16 --dtype float16 > "$r/short_few_rows.txt" 2>&1; echo "short few rows rc $?"; pack; }
 # The staged clusters of 2 sized 16384 (every type) and 32768 (fp32): the staged variants' tests
 # and sanitizers (the staged step), then their cold-L2 latency at 8-1024 rows beside the tiles
 # the dispatcher takes there and their bandwidth at ~1 GiB (~3 minutes on an H100).

@@ -14,6 +14,7 @@ import types
 
 import numpy as np
 import pytest
+from plans import RecordedPlan
 
 
 class ndarray:  # noqa: N801 (as CuPy names it: the harness knows a CuPy array by its type's module)
@@ -74,16 +75,6 @@ def test_each_call_launches_the_dispatched_kernel_on_the_stream_current_at_the_c
                              (kernel, (0x1000_0000, 0x7000_0000), 8, 128256, 4, 0, 9)]
 
 
-class Plan:
-    """A launch plan (driver.Launch) as a variant keeps it, its calls recorded: (operands, stream)."""
-
-    def __init__(self, cooperative=False):
-        self.cooperative, self.calls = cooperative, []
-
-    def __call__(self, operands, stream):
-        self.calls.append((operands, stream))
-
-
 @pytest.mark.parametrize("cooperative", [False, True])
 def test_after_its_first_call_a_bound_call_launches_the_plan_alone_unless_it_takes_a_workspace(
         fake, monkeypatch, cooperative):
@@ -91,7 +82,7 @@ def test_after_its_first_call_a_bound_call_launches_the_plan_alone_unless_it_tak
 
     x = ndarray((8, 4096), 0x1000_0000)
     step = bind("softmax", x)
-    plan = Plan(cooperative)
+    plan = RecordedPlan(cooperative)
     monkeypatch.setitem(step.variant._plans, (8, 4096, 4, 0), plan)
     step()
     fake.stream.ptr = 9
@@ -340,7 +331,7 @@ def test_a_dispatched_softmax_in_a_layout_seen_before_launches_the_plan_alone_un
     from softmax_harness import dispatch
 
     x = ndarray((8, 4096), 0x1000_0000)
-    plan = Plan(cooperative)
+    plan = RecordedPlan(cooperative)
     monkeypatch.setitem(dispatch.chosen_for(x)._plans, (8, 4096, 4, 0), plan)
     dispatch.softmax(x)
     fake.stream.ptr = 9

@@ -5,6 +5,7 @@ tensors) through the ``torch.library`` operator; a CPU tensor is refused in one 
 from __future__ import annotations
 
 import pytest
+from plans import RecordedPlan
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("cupy")
@@ -168,14 +169,7 @@ def test_a_call_in_a_layout_seen_before_launches_the_plan_alone_unless_it_takes_
         ours, launches, monkeypatch, cooperative):
     from softmax_harness import dispatch
 
-    calls = []
-
-    class Plan:  # a launch plan (driver.Launch) as the variant keeps it
-        def __call__(self, operands, stream):
-            calls.append((operands, stream))
-
-    plan = Plan()
-    plan.cooperative = cooperative
+    plan = RecordedPlan(cooperative)
     variant = dispatch.choose(4096, 0, "float32", aligned=True, n_rows=8)
     monkeypatch.setitem(variant._plans, (8, 4096, 4, 0), plan)
     first, again = torch.randn(8, 4096), torch.randn(8, 4096)
@@ -183,6 +177,6 @@ def test_a_call_in_a_layout_seen_before_launches_the_plan_alone_unless_it_takes_
     out = ours.softmax(again)
     if cooperative:  # each call through the variant, which hands the plan its workspace
         assert [launch[1][0] for launch in launches] == [first.data_ptr(), again.data_ptr()]
-        assert calls == []
+        assert plan.calls == []
     else:
-        assert len(launches) == 1 and calls == [((again.data_ptr(), out.data_ptr()), 0)]
+        assert len(launches) == 1 and plan.calls == [((again.data_ptr(), out.data_ptr()), 0)]
