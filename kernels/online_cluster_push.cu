@@ -29,6 +29,8 @@
 // 15.1 in run 0059, Quack 2 blocks a row). The cluster of 2: 15.41 µs there against the tile's
 // 16.54, ahead from 64 to 1024 rows, and 0.93-0.997 of a copy at ~1 GiB of rows of 16385-32768
 // against 0.84-0.99 (reports/measurements/cluster_pair_latency_h100.jsonl, cluster_pair_bw_h100.json).
+// The same pair sized 16384 in every type and sized 32768 in fp32 (staged): rows of 8193-16384
+// and fp32 rows of 16385-32768 in small batches, whose tiles hold a row on one block too.
 //
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a
@@ -75,6 +77,10 @@
 // @variant name=cluster2_push_bf16_c32768 kernel=cluster2_push_bf16_c32768 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster4_push_f16_c32768 kernel=cluster4_push_f16_c32768 algorithm=online geometry=cluster-per-row threads=256 cluster=4 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster4_push_bf16_c32768 kernel=cluster4_push_bf16_c32768 algorithm=online geometry=cluster-per-row threads=256 cluster=4 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster2_push_c32768 kernel=cluster2_push_c32768 algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster2_push_c16384 kernel=cluster2_push_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 fast_math=true exp=ex2
+// @variant name=cluster2_push_f16_c16384 kernel=cluster2_push_f16_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster2_push_bf16_c16384 kernel=cluster2_push_bf16_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
 #include "include/live_tile.cuh"
@@ -163,3 +169,7 @@ PUSH16_WIDE_KERNELS(262144, 256, 64)
     PUSH_KERNEL_OF(cluster##CLUSTER##_push_bf16_c32768, sh::bf16_t, CLUSTER, THREADS, 32)
 PUSH_SMALL_KERNELS(2, 512)
 PUSH_SMALL_KERNELS(4, 256)
+PUSH_KERNEL_OF(cluster2_push_c32768, float, 2, 512, 32)
+PUSH_KERNEL_OF(cluster2_push_c16384, float, 2, 256, 32)
+PUSH_KERNEL_OF(cluster2_push_f16_c16384, sh::half_t, 2, 256, 32)
+PUSH_KERNEL_OF(cluster2_push_bf16_c16384, sh::bf16_t, 2, 256, 32)

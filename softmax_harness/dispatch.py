@@ -513,7 +513,11 @@ ONE_ROW_TABLE = {name: tuple((size, _cluster16(short, size)) for size in _CLUSTE
 #: cluster of 8 sized 65536 rather than a block a row: 64 rows of 32000 in 9.30 µs against the
 #: tile's 11.09 (fp32) and 8.03-8.08 against 8.90-8.93 (16 bits), 256 rows in 22.1 against 25.7
 #: (fp32), where in 16 bits the tiles stay ahead (14.4-14.7 against 16.5): few_rows_cluster16.jsonl.
-SHORT_FEW_ROWS = {"float32": 256, "float16": 64, "bfloat16": 64}
+#: 16-bit rows past 32 go to the cluster of 2 sized 32768 (:data:`SMALL_BATCH_TILES`): two calls on an
+#: H100 had it ahead at 64 rows of 32000 (bf16 8.10 and 8.19 µs against 8.43 and 8.42; fp16 8.24
+#: against 8.45), the 8 blocks at 32 (6.88 against 7.12; fp16 6.85 against 7.06) and fewer
+#: (short_few_rows_boundary_h100.jsonl, cluster_pair_latency_h100.jsonl).
+SHORT_FEW_ROWS = {"float32": 256, "float16": 32, "bfloat16": 32}
 #: Rows past one that take the cluster of 16 sized to them rather than the 8 blocks, where it
 #: measured faster at every row count measured in the range (few_rows_cluster16.jsonl, H100, cold L2,
 #: medians of 20, at 1, 8, 16, 64 and 256 rows of 128256, 151936 and 262144): type -> ((from, size,
@@ -561,11 +565,21 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
 #: of 32000 10.50 / 26.58 / 47.78 against 11.68 / 27.94 / 50.72; 8 rows 6.26 against 7.68; the
 #: cluster of 8 sized 65536 keeps up to 64 rows of 32000-32768 (SHORT_FEW_ROWS), 64 rows 8.42
 #: against 8.19: cluster_pair_latency_h100.jsonl); at ~1 GiB 0.93-0.997 of a copy against the
-#: tile's 0.84-0.99 (cluster_pair_bw_h100.json).
+#: tile's 0.84-0.99 (cluster_pair_bw_h100.json). Rows of 8193-16384 in every type and fp32 rows of
+#: 16385-32768 take clusters of 2 sized 16384 and 32768 likewise (cold L2, H100, one call: fp32 8 /
+#: 64 / 1024 rows of 12000 in 5.73 / 7.17 / 36.77 µs against the tile's 6.22 / 7.63 / 38.38, level
+#: at 256; 256 rows of 8193 10.16 against 10.99, of 20000 19.55 against 22.70, 1024 of 32000 90.98
+#: against 95.10; bf16 8 / 256 / 1024 rows of 12000 5.28 / 9.09 / 21.34 against 6.18 / 10.35 /
+#: 22.27, 256 of 8193 8.51 against 10.40: cluster_pair_16384_latency_h100.jsonl); at ~1 GiB level
+#: or ahead, 0.994-0.998 of a copy against 0.957-1.000, bf16 8193 0.950 against 0.782
+#: (cluster_pair_16384_bw_h100.json).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
-                                 (2049, 4096, 16384, "onepass_vec4_c4096_b256")),
+                                 (2049, 4096, 16384, "onepass_vec4_c4096_b256"),
+                                 (8193, 16384, 1024, "cluster2_push_c16384"),
+                                 (16385, 32768, 1024, "cluster2_push_c32768")),
                      **{name: ((800, 1024, 1024, f"onepass_{short}_c1024_b128"),
                                (960, 1024, 4096, f"onepass_{short}_c1024_b64"),
+                               (8193, 16384, 1024, f"cluster2_push_{short}_c16384"),
                                (16385, 32768, 1024, f"cluster2_push_{short}_c32768"))
                         for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]
