@@ -6,7 +6,8 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
 # tests out and measures), the staged kernels' tests (staged), the staged safe tile and the
-# 16-bit few rows' boundary measured (trials), the staged clusters of 2 measured (pairs), the sweeps (ops, small, long)
+# 16-bit few rows' boundary measured (trials), the staged 16-bit clusters that keep their
+# exponentials measured (wide), the staged clusters of 2 measured (pairs), the sweeps (ops, small, long)
 # and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
@@ -63,6 +64,24 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
     cluster2_push_bf16_c32768 cluster_push_f16_c65536 cluster2_push_f16_c32768 --shape 8x32000 \
     --shape 16x32000 --shape 32x32000 --shape 64x32000 --shape 128x32000 --shape 32x32768 \
     --dtype bfloat16 --dtype float16 > "$r/short_few_rows.txt" 2>&1; echo "short few rows rc $?"; pack; }
+# The staged 16-bit cluster kernels whose tiles keep their exponentials as floats (*_wide) beside
+# kernels/' own at 1-1024 rows of 32000-262144, cold L2, and at ~1 GiB (wide, ~3 minutes).
+[[ $steps == *" wide "* ]] && {
+  s=@staging/kernels; names=()
+  for t in bf16 f16; do
+    for k in cluster16_push_${t}_c65536 cluster16_push_${t}_c131072 cluster16_push_${t}_c163840_b256 \
+        cluster16_push_${t}_c262144_b256 cluster_push_${t}_c65536 cluster_push_${t}_c262144 cluster2_push_${t}_c32768; do
+      names+=("$k" "${k}_wide$s"); done; done
+  shapes=(); for x in 1x32000 1x65536 1x128256 1x151936 1x262144 8x32000 8x128256 8x151936 8x262144 \
+      16x262144 32x32000 64x32000 64x128256 64x151936 64x262144 256x32000 256x151936 1024x32000; do
+    shapes+=(--shape "$x"); done
+  timeout 240 tools/few-rows-latency "$r/wide_latency.jsonl" "${names[@]}" "${shapes[@]}" --dtype bfloat16 \
+    --dtype float16 > "$r/wide_latency.txt" 2>&1; echo "wide latency rc $?"; pack
+  timeout 150 python3 -m softmax_harness measure cluster2_push_bf16_c32768 "cluster2_push_bf16_c32768_wide$s" \
+    cluster_push_bf16_c65536 "cluster_push_bf16_c65536_wide$s" cluster16_push_bf16_c131072 \
+    "cluster16_push_bf16_c131072_wide$s" cluster_push_bf16_c262144 "cluster_push_bf16_c262144_wide$s" \
+    --dtype bfloat16 --cols 32000 65536 128256 262144 --json "$r/wide_bw.json" > "$r/wide_bw.txt" 2>&1
+  echo "wide bandwidth rc $?"; pack; }
 # The staged clusters of 2 sized 16384 (every type) and 32768 (fp32): the staged variants' tests
 # and sanitizers (the staged step), then their cold-L2 latency at 8-1024 rows beside the tiles
 # the dispatcher takes there and their bandwidth at ~1 GiB (~3 minutes on an H100).
