@@ -34,18 +34,49 @@ def expand_source(path: Path) -> str:
     """The source of ``path`` with its local ``#include "..."`` files inlined, each once in the
     whole expansion (a header that two others include, a diamond, is inlined at its first
     include only), as ``#pragma once`` would have it."""
-    return _expand(Path(path).resolve(), {})
+    path = Path(path).resolve()
+    return _expand(path, {}, _staged_root(path))
 
 
 def sources(path: Path) -> list[Path]:
     """The files that :func:`expand_source` inlines for ``path``, itself first, in the order
     it inlines them."""
+    path = Path(path).resolve()
     seen: dict[Path, None] = {}
-    _expand(Path(path).resolve(), seen)
+    _expand(path, seen, _staged_root(path))
     return list(seen)
 
 
-def _expand(path: Path, seen: dict[Path, None]) -> str:
+def _staged_root(path: Path) -> Path | None:
+    """The ``staging/kernels`` folder that ``path`` lies in, or None. A file there is compiled as
+    if every staged file stood in for its namesake in kernels/: a staged part of include/ finds
+    the parts beside its namesake, and kernels/' headers include the staged parts, so that no
+    header comes in twice, once staged and once not."""
+    for folder in path.parents:
+        if folder.name == "kernels" and folder.parent.name == "staging":
+            return folder
+    return None
+
+
+def _include(name: str, path: Path, staged: Path | None) -> Path | None:
+    """The file that ``#include "name"`` in ``path`` takes: beside it, then the folder above
+    (known_bad/, staging/kernels/), then kernels/; under ``staged``, beside its namesake in
+    kernels/ too, and a staged file wherever kernels/ has its namesake."""
+    folders = [path.parent]
+    if staged is not None and staged in path.parents:
+        folders.append(KERNELS_DIR / path.parent.relative_to(staged))
+    for folder in (*folders, path.parent.parent, KERNELS_DIR):
+        candidate = Path(os.path.normpath(folder / name))
+        if staged is not None and KERNELS_DIR in candidate.parents:
+            namesake = staged / candidate.relative_to(KERNELS_DIR)
+            if namesake.is_file():
+                return namesake
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _expand(path: Path, seen: dict[Path, None], staged: Path | None) -> str:
     seen[path] = None
     out = [f'#line 1 "{_display(path)}"']
     for number, line in enumerate(path.read_text().splitlines(), start=1):
@@ -53,15 +84,13 @@ def _expand(path: Path, seen: dict[Path, None]) -> str:
         if not match:
             out.append(line)
             continue
-        # beside the file, then the folder above (known_bad/, staging/kernels/), then kernels/
-        target = next((d / match.group(1) for d in (path.parent, path.parent.parent, KERNELS_DIR)
-                       if (d / match.group(1)).is_file()), None)
+        target = _include(match.group(1), path, staged)
         if target is None:
             raise KernelCompileError(f"{_display(path)}:{number}: included file "
                                      f"{match.group(1)!r} not found")
         target = target.resolve()
         if target not in seen:
-            out.append(_expand(target, seen))
+            out.append(_expand(target, seen, staged))
         out.append(f'#line {number + 1} "{_display(path)}"')
     return "\n".join(out) + "\n"
 

@@ -217,6 +217,24 @@ def test_the_shared_header_parts_are_each_inlined_once():
     assert text.count("struct MaxSum {") == 1 and text.count("struct RowTile {") == 1
 
 
+def test_a_staged_file_compiles_with_every_staged_part_in_place_of_its_namesake(tmp_path):
+    """Under staging/kernels/, a staged part of include/ finds the parts beside its namesake in
+    kernels/include/, and kernels/' headers take it in place of that namesake: one RowTile, the
+    staged one."""
+    staged = tmp_path / "staging" / "kernels"
+    (staged / "include").mkdir(parents=True)
+    part = (KERNELS_DIR / "include" / "tile.cuh").read_text()
+    assert '#include "reduce.cuh"' in part  # a sibling that only kernels/include/ has
+    (staged / "include" / "tile.cuh").write_text("// the staged part\n" + part)
+    (staged / "k.cu").write_text('#include "softmax.cuh"\n#include "include/tile.cuh"\n')
+    text = compiler.expand_source(staged / "k.cu")
+    assert text.count("// the staged part") == 1 and text.count("struct RowTile {") == 1
+    assert text.count("struct MaxSum {") == 1
+    # outside staging/kernels, kernels/' own parts
+    (tmp_path / "k.cu").write_text((staged / "k.cu").read_text())
+    assert "// the staged part" not in compiler.expand_source(tmp_path / "k.cu")
+
+
 @pytest.mark.parametrize("threads,registers,blocks", [
     (512, 97, 1),    # log_softmax's 16-bit tile sized 32768: 13 allocation units a warp, 4 warps a quarter
     (512, 64, 2),    # the forward's of that size
