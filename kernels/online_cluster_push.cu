@@ -29,8 +29,9 @@
 // 15.1 in run 0059, Quack 2 blocks a row). The cluster of 2: 15.41 µs there against the tile's
 // 16.54, ahead from 64 to 1024 rows, and 0.93-0.997 of a copy at ~1 GiB of rows of 16385-32768
 // against 0.84-0.99 (reports/measurements/cluster_pair_latency_h100.jsonl, cluster_pair_bw_h100.json).
-// The same pair sized 16384 in every type and sized 32768 in fp32 (staged): rows of 8193-16384
-// and fp32 rows of 16385-32768 in small batches, whose tiles hold a row on one block too.
+// The same pair sized 16384 in every type and sized 32768 in fp32: rows of 8193-16384 and fp32
+// rows of 16385-32768 in small batches, whose tiles hold a row on one block too (8 / 256 bf16 rows
+// of 12000 in 5.28 / 9.09 µs against the tile's 6.18 / 10.35: cluster_pair_16384_latency_h100.jsonl).
 //
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a

@@ -516,8 +516,11 @@ ONE_ROW_TABLE = {name: tuple((size, _cluster16(short, size)) for size in _CLUSTE
 #: 16-bit rows past 32 go to the cluster of 2 sized 32768 (:data:`SMALL_BATCH_TILES`): two calls on an
 #: H100 had it ahead at 64 rows of 32000 (bf16 8.10 and 8.19 µs against 8.43 and 8.42; fp16 8.24
 #: against 8.45), the 8 blocks at 32 (6.88 against 7.12; fp16 6.85 against 7.06) and fewer
-#: (short_few_rows_boundary_h100.jsonl, cluster_pair_latency_h100.jsonl).
-SHORT_FEW_ROWS = {"float32": 256, "float16": 32, "bfloat16": 32}
+#: (short_few_rows_boundary_h100.jsonl, cluster_pair_latency_h100.jsonl). fp32 rows past 64 go to
+#: the cluster of 2 sized 32768 likewise: 128 and 256 rows of 32000 in 14.83 and 26.26 µs against
+#: 15.42 and 26.72 (26.27 against 26.72 in a second call), 64 rows 10.50 against 10.24
+#: (cluster_pair_16384_rows_h100.jsonl, cluster_pair_16384_latency_h100.jsonl).
+SHORT_FEW_ROWS = {"float32": 64, "float16": 32, "bfloat16": 32}
 #: Rows past one that take the cluster of 16 sized to them rather than the 8 blocks, where it
 #: measured faster at every row count measured in the range (few_rows_cluster16.jsonl, H100, cold L2,
 #: medians of 20, at 1, 8, 16, 64 and 256 rows of 128256, 151936 and 262144): type -> ((from, size,

@@ -5,9 +5,7 @@
 # dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the staged kernels' tests (staged), the staged safe tile and the
-# 16-bit few rows' boundary measured (trials), the staged 16-bit clusters that keep their
-# exponentials measured (wide), the staged clusters of 2 measured (pairs), the sweeps (ops, small, long)
+# tests out and measures), the staged kernels' tests (staged), the sweeps (ops, small, long)
 # and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
@@ -47,58 +45,6 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" staged "* ]] && {
   MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
   echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; pack; }
-# The staged safe tile sized 4096 on 256 threads (two reductions of a float, Triton's order) beside
-# the online tile the dispatcher takes for small batches of fp32 rows of 2049-4096, at 1-1024 rows
-# and at ~1 GiB; and the 16-bit rows of 32000 that SHORT_FEW_ROWS keeps on the cluster of 8 (up to
-# 64) beside the cluster of 2 sized 32768 (trials, ~2 minutes on an H100).
-[[ $steps == *" trials "* ]] && {
-  s=@staging/kernels
-  timeout 100 tools/few-rows-latency "$r/safe4096_latency.jsonl" onepass_vec4_c4096_b256 \
-    "safe_onepass_vec4_c4096_b256$s" --shape 1x4096 --shape 8x4096 --shape 64x4096 --shape 256x4096 \
-    --shape 1024x4096 --shape 8x3000 --shape 256x2049 --dtype float32 > "$r/safe4096_latency.txt" 2>&1
-  echo "safe 4096 latency rc $?"
-  timeout 90 python3 -m softmax_harness measure onepass_vec4_c4096_b256 onepass_vec4_c4096 \
-    "safe_onepass_vec4_c4096_b256$s" --cols 2049 3000 4096 --json "$r/safe4096_bw.json" \
-    > "$r/safe4096_bw.txt" 2>&1; echo "safe 4096 bandwidth rc $?"
-  timeout 100 tools/few-rows-latency "$r/short_few_rows.jsonl" cluster_push_bf16_c65536 \
-    cluster2_push_bf16_c32768 cluster_push_f16_c65536 cluster2_push_f16_c32768 --shape 8x32000 \
-    --shape 16x32000 --shape 32x32000 --shape 64x32000 --shape 128x32000 --shape 32x32768 \
-    --dtype bfloat16 --dtype float16 > "$r/short_few_rows.txt" 2>&1; echo "short few rows rc $?"; pack; }
-# The staged 16-bit cluster kernels whose tiles keep their exponentials as floats (*_wide) beside
-# kernels/' own at 1-1024 rows of 32000-262144, cold L2, and at ~1 GiB (wide, ~3 minutes).
-[[ $steps == *" wide "* ]] && {
-  s=@staging/kernels; names=()
-  for t in bf16 f16; do
-    for k in cluster16_push_${t}_c65536 cluster16_push_${t}_c131072 cluster16_push_${t}_c163840_b256 \
-        cluster16_push_${t}_c262144_b256 cluster_push_${t}_c65536 cluster_push_${t}_c262144 cluster2_push_${t}_c32768; do
-      names+=("$k" "${k}_wide$s"); done; done
-  shapes=(); for x in 1x32000 1x65536 1x128256 1x151936 1x262144 8x32000 8x128256 8x151936 8x262144 \
-      16x262144 32x32000 64x32000 64x128256 64x151936 64x262144 256x32000 256x151936 1024x32000; do
-    shapes+=(--shape "$x"); done
-  timeout 240 tools/few-rows-latency "$r/wide_latency.jsonl" "${names[@]}" "${shapes[@]}" --dtype bfloat16 \
-    --dtype float16 > "$r/wide_latency.txt" 2>&1; echo "wide latency rc $?"; pack
-  timeout 150 python3 -m softmax_harness measure cluster2_push_bf16_c32768 "cluster2_push_bf16_c32768_wide$s" \
-    cluster_push_bf16_c65536 "cluster_push_bf16_c65536_wide$s" cluster16_push_bf16_c131072 \
-    "cluster16_push_bf16_c131072_wide$s" cluster_push_bf16_c262144 "cluster_push_bf16_c262144_wide$s" \
-    --dtype bfloat16 --cols 32000 65536 128256 262144 --json "$r/wide_bw.json" > "$r/wide_bw.txt" 2>&1
-  echo "wide bandwidth rc $?"; pack; }
-# The staged clusters of 2 sized 16384 (every type) and 32768 (fp32): the staged variants' tests
-# and sanitizers (the staged step), then their cold-L2 latency at 8-1024 rows beside the tiles
-# the dispatcher takes there and their bandwidth at ~1 GiB (~3 minutes on an H100).
-[[ $steps == *" pairs "* ]] && {
-  s=@staging/kernels
-  timeout 150 tools/few-rows-latency "$r/pairs_latency.jsonl" onepass_vec4_c16384 safe_onepass_vec4_c16384 \
-    "cluster2_push_c16384$s" onepass_vec4_c32768 "cluster2_push_c32768$s" onepass_bf16_c16384 \
-    "cluster2_push_bf16_c16384$s" cluster2_push_bf16_c32768 onepass_f16_c16384 "cluster2_push_f16_c16384$s" \
-    --shape 8x12000 --shape 64x12000 --shape 256x12000 --shape 1024x12000 --shape 256x8193 \
-    --shape 256x16384 --shape 64x20000 --shape 256x20000 --shape 256x32000 --shape 1024x32000 \
-    --dtype float32 --dtype bfloat16 > "$r/pairs_latency.txt" 2>&1; echo "pairs latency rc $?"
-  timeout 120 python3 -m softmax_harness measure onepass_vec4_c16384 "cluster2_push_c16384$s" \
-    onepass_vec4_c32768 "cluster2_push_c32768$s" --cols 8193 12000 16384 20000 32000 \
-    --json "$r/pairs_bw_f32.json" > "$r/pairs_bw_f32.txt" 2>&1; echo "pairs bandwidth fp32 rc $?"
-  timeout 90 python3 -m softmax_harness measure onepass_bf16_c16384 "cluster2_push_bf16_c16384$s" \
-    --dtype bfloat16 --cols 8193 12000 16384 --json "$r/pairs_bw_bf16.json" > "$r/pairs_bw_bf16.txt" 2>&1
-  echo "pairs bandwidth bf16 rc $?"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).

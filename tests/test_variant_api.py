@@ -478,11 +478,11 @@ def test_one_long_row_goes_over_the_cluster_of_16_blocks_sized_to_it():
     assert _few(262145, 1) == "split_row_smem_f32"
 
 
-def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_hundred():
-    assert _few(32000, 64) == _few(32768, 256) == "cluster_push_c65536"
+def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_dozen():
+    assert _few(32000, 64) == _few(32768, 17) == "cluster_push_c65536"
     assert _few(32000, 32, "bfloat16") == "cluster_push_bf16_c65536"
     assert _few(32768, 32, "float16") == "cluster_push_f16_c65536"
-    assert _few(32000, 257) == "cluster2_push_c32768"  # past them, a cluster of 2
+    assert _few(32000, 65) == _few(32768, 256) == "cluster2_push_c32768"  # past them, a cluster of 2
     assert _few(32000, 33, "bfloat16") == _few(32000, 64, "bfloat16") == "cluster2_push_bf16_c32768"
     assert _few(32000, 1025) == _few(32000, None) == "onepass_vec4_c32768"
     assert _few(31999, 64) == "cluster2_push_c32768"
@@ -577,8 +577,9 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
         assert _few(1024, 4097, dtype) == _few(959, 2048, dtype) == _few(799, 256, dtype) == \
             _few(1024, None, dtype) == f"onepass_{short}_c1024"
     # cluster_pair_latency_h100.jsonl, cluster_pair_16384_latency_h100.jsonl: rows of 8193-32768
-    # up to 1024 rows on a cluster of 2 blocks, but 16-bit rows of 32000 or more up to 32 rows
-    # (fp32: 256) on the cluster of 8 sized 65536 (short_few_rows_boundary_h100.jsonl)
+    # up to 1024 rows on a cluster of 2 blocks, but rows of 32000 or more up to 32 rows in 16 bits,
+    # 64 in fp32, on the cluster of 8 sized 65536 (short_few_rows_boundary_h100.jsonl,
+    # cluster_pair_16384_rows_h100.jsonl)
     for dtype, short in (("float32", ""), ("bfloat16", "_bf16"), ("float16", "_f16")):
         tile = "onepass_vec4" if dtype == "float32" else f"onepass{short}"
         assert _few(8193, 1, dtype) == _few(12000, 256, dtype) == _few(16384, 1024, dtype) == \
@@ -591,7 +592,7 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
     for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
         assert _few(32000, 32, dtype) == f"cluster_push_{short}_c65536"
         assert _few(32000, 33, dtype) == f"cluster2_push_{short}_c32768"
-    assert _few(32000, 256) == "cluster_push_c65536"
+    assert _few(32000, 64) == "cluster_push_c65536"
     # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
     assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"
     assert _few(4096, 16385) == _few(3000, None) == "onepass_vec4_c4096"
