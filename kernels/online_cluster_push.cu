@@ -33,6 +33,12 @@
 // rows of 16385-32768 in small batches, whose tiles hold a row on one block too (8 / 256 bf16 rows
 // of 12000 in 5.28 / 9.09 µs against the tile's 6.18 / 10.35: cluster_pair_16384_latency_h100.jsonl).
 //
+// *_keep: 16-bit kernels whose tiles keep their exponentials as floats after the fold (LiveTile's
+// KEEP), for a few rows, where fp32's tiles, which keep them, led Quack on 1-8 rows of
+// 128256-262144 and the 16-bit ones trailed it (run 0061, H100: fp32 1 x 151936 in 6.4 µs against
+// 7.2, bf16 5.82 against 5.60). Kept, one bf16 row of 151936 took 5.76 µs against 5.97, 8 rows
+// 7.47 against 7.81; from 64 rows they trail (reports/measurements/keep_latency_h100.jsonl).
+//
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a
 // thread: level at ~1 GiB of rows and ahead on 1-256 rows of 151936 and 16-256 rows of 262144
@@ -82,6 +88,20 @@
 // @variant name=cluster2_push_c16384 kernel=cluster2_push_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster2_push_f16_c16384 kernel=cluster2_push_f16_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster2_push_bf16_c16384 kernel=cluster2_push_bf16_c16384 algorithm=online geometry=cluster-per-row threads=256 cluster=2 max_cols=16384 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c65536_keep kernel=cluster16_push_f16_c65536_keep algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c131072_keep kernel=cluster16_push_f16_c131072_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c163840_b256_keep kernel=cluster16_push_f16_c163840_b256_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_f16_c262144_b256_keep kernel=cluster16_push_f16_c262144_b256_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c65536_keep kernel=cluster_push_f16_c65536_keep algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c131072_keep kernel=cluster_push_f16_c131072_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster_push_f16_c262144_keep kernel=cluster_push_f16_c262144_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c65536_keep kernel=cluster16_push_bf16_c65536_keep algorithm=online geometry=cluster-per-row threads=128 cluster=16 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c131072_keep kernel=cluster16_push_bf16_c131072_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c163840_b256_keep kernel=cluster16_push_bf16_c163840_b256_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=163840 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster16_push_bf16_c262144_b256_keep kernel=cluster16_push_bf16_c262144_b256_keep algorithm=online geometry=cluster-per-row threads=256 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c65536_keep kernel=cluster_push_bf16_c65536_keep algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c131072_keep kernel=cluster_push_bf16_c131072_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster_push_bf16_c262144_keep kernel=cluster_push_bf16_c262144_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
 #include "include/live_tile.cuh"
@@ -89,22 +109,23 @@
 namespace {
 
 // 16-bit tiles skip their dead chunks' exponentials (LiveTile); fp32 tiles are not issue-bound.
-template <class T, int LANES, int E, bool LIVE = sizeof(T) == 2>
+// KEEP: 16-bit tiles keep their exponentials as floats (LiveTile).
+template <class T, int LANES, int E, bool KEEP, bool LIVE = sizeof(T) == 2>
 struct PushTile {
     using type = sh::RowTile<T, LANES, E>;
 };
-template <class T, int LANES, int E>
-struct PushTile<T, LANES, E, true> {
-    using type = sh::LiveTile<T, LANES, E>;
+template <class T, int LANES, int E, bool KEEP>
+struct PushTile<T, LANES, E, KEEP, true> {
+    using type = sh::LiveTile<T, LANES, E, KEEP>;
 };
 
-template <class T, int CLUSTER, int THREADS, int E>
+template <class T, int CLUSTER, int THREADS, int E, bool KEEP = false>
 __device__ __forceinline__ void push_row(const T* __restrict__ x, T* __restrict__ y, int n_cols) {
 #if __CUDA_ARCH__ >= 900
     __shared__ sh::ClusterMailbox<CLUSTER * (THREADS / 32)> box;
     box.open();
     const sh::ClusterSlice part = sh::cluster_slice<CLUSTER, 16 / (int)sizeof(T)>(n_cols);
-    typename PushTile<T, THREADS, E>::type tile;
+    typename PushTile<T, THREADS, E, KEEP>::type tile;
     tile.load(sh::row_of(x, part.row, n_cols) + part.start, part.n, threadIdx.x);
     const sh::MaxSum mine = tile.fold();
     const sh::MaxSum warp = sh::warp_reduce(sh::FastMerge(), mine);
@@ -124,6 +145,11 @@ __device__ __forceinline__ void push_row(const T* __restrict__ x, T* __restrict_
         push_row<T, CLUSTER, THREADS, E>(x, y, n_cols);                                                  \
     }
 #define PUSH_KERNEL(NAME, T, THREADS, E) PUSH_KERNEL_OF(NAME, T, 8, THREADS, E)
+#define PUSH_KEEP_KERNEL(NAME, T, CLUSTER, THREADS, E)                                                   \
+    extern "C" __global__ void SH_CLUSTER_DIMS(CLUSTER) __launch_bounds__(THREADS)                        \
+        NAME(const T* __restrict__ x, T* __restrict__ y, int n_rows, int n_cols) {                        \
+        push_row<T, CLUSTER, THREADS, E, true>(x, y, n_cols);                                            \
+    }
 
 PUSH_KERNEL(cluster_push_c65536, float, 256, 32)
 PUSH_KERNEL(cluster_push_c73728, float, 288, 32)
@@ -174,3 +200,19 @@ PUSH_KERNEL_OF(cluster2_push_c32768, float, 2, 512, 32)
 PUSH_KERNEL_OF(cluster2_push_c16384, float, 2, 256, 32)
 PUSH_KERNEL_OF(cluster2_push_f16_c16384, sh::half_t, 2, 256, 32)
 PUSH_KERNEL_OF(cluster2_push_bf16_c16384, sh::bf16_t, 2, 256, 32)
+
+// The 16-bit kernels whose tiles keep their exponentials.
+PUSH_KEEP_KERNEL(cluster16_push_f16_c65536_keep, sh::half_t, 16, 128, 32)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c131072_keep, sh::half_t, 16, 256, 32)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c163840_b256_keep, sh::half_t, 16, 256, 40)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c262144_b256_keep, sh::half_t, 16, 256, 64)
+PUSH_KEEP_KERNEL(cluster_push_f16_c65536_keep, sh::half_t, 8, 256, 32)
+PUSH_KEEP_KERNEL(cluster_push_f16_c131072_keep, sh::half_t, 8, 512, 32)
+PUSH_KEEP_KERNEL(cluster_push_f16_c262144_keep, sh::half_t, 8, 512, 64)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c65536_keep, sh::bf16_t, 16, 128, 32)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c131072_keep, sh::bf16_t, 16, 256, 32)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c163840_b256_keep, sh::bf16_t, 16, 256, 40)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c262144_b256_keep, sh::bf16_t, 16, 256, 64)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c65536_keep, sh::bf16_t, 8, 256, 32)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c131072_keep, sh::bf16_t, 8, 512, 32)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c262144_keep, sh::bf16_t, 8, 512, 64)

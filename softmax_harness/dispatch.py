@@ -487,8 +487,9 @@ def choose(n_cols: int, device_id: int | None = None, dtype="float32", aligned: 
     """The variant that ``softmax`` runs for rows of ``n_cols`` ``dtype`` elements (on ``device_id``);
     ``aligned``: every row starts at a 16-byte boundary; ``n_rows``, where known: a few long rows
     (:data:`FEW_ROWS`, :data:`FEW_ROWS_ELEMENTS`, :data:`FEW_ROWS_FROM`, :data:`SHORT_FEW_ROWS`)
-    take :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` first, and a small batch of short rows
-    :data:`SMALL_BATCH_TILES`. Remembered: the choice took
+    take :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` first (in 16 bits, up to a few rows, the
+    kernels of :data:`KEPT`), and a small batch of short rows :data:`SMALL_BATCH_TILES`.
+    Remembered: the choice took
     4.7-8.1 µs of a call's host time (reports/measurements/host_overhead_breakdown.json)."""
     # (each type's own limits in _choose)
     few = n_rows is not None and 0 < n_rows <= _FEW_ROWS_ANY and n_cols >= _FEW_FROM_ANY
@@ -513,14 +514,15 @@ ONE_ROW_TABLE = {name: tuple((size, _cluster16(short, size)) for size in _CLUSTE
 #: cluster of 8 sized 65536 rather than a block a row: 64 rows of 32000 in 9.30 µs against the
 #: tile's 11.09 (fp32) and 8.03-8.08 against 8.90-8.93 (16 bits), 256 rows in 22.1 against 25.7
 #: (fp32), where in 16 bits the tiles stay ahead (14.4-14.7 against 16.5): few_rows_cluster16.jsonl.
-#: 16-bit rows past 32 go to the cluster of 2 sized 32768 (:data:`SMALL_BATCH_TILES`): two calls on an
-#: H100 had it ahead at 64 rows of 32000 (bf16 8.10 and 8.19 µs against 8.43 and 8.42; fp16 8.24
-#: against 8.45), the 8 blocks at 32 (6.88 against 7.12; fp16 6.85 against 7.06) and fewer
-#: (short_few_rows_boundary_h100.jsonl, cluster_pair_latency_h100.jsonl). fp32 rows past 64 go to
+#: 16-bit rows past 64 go to the cluster of 2 sized 32768 (:data:`SMALL_BATCH_TILES`): on the 8
+#: blocks whose tiles keep their exponentials (:data:`KEPT`) 64 rows of 32000 ran 7.87 µs (fp16
+#: 7.92) against the cluster of 2's 8.13 (keep_latency_h100.jsonl), where the packed 8 blocks
+#: trailed it there (two calls on an H100: bf16 8.43 and 8.42 against 8.10 and 8.19;
+#: short_few_rows_boundary_h100.jsonl, cluster_pair_latency_h100.jsonl). fp32 rows past 64 go to
 #: the cluster of 2 sized 32768 likewise: 128 and 256 rows of 32000 in 14.83 and 26.26 µs against
 #: 15.42 and 26.72 (26.27 against 26.72 in a second call), 64 rows 10.50 against 10.24
 #: (cluster_pair_16384_rows_h100.jsonl, cluster_pair_16384_latency_h100.jsonl).
-SHORT_FEW_ROWS = {"float32": 64, "float16": 32, "bfloat16": 32}
+SHORT_FEW_ROWS = {"float32": 64, "float16": 64, "bfloat16": 64}
 #: Rows past one that take the cluster of 16 sized to them rather than the 8 blocks, where it
 #: measured faster at every row count measured in the range (few_rows_cluster16.jsonl, H100, cold L2,
 #: medians of 20, at 1, 8, 16, 64 and 256 rows of 128256, 151936 and 262144): type -> ((from, size,
@@ -543,6 +545,26 @@ CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 25
                               (229376, 262144, 16, 256)),
                   **{name: ((110592, 131072, 2, 256), (143360, 163840, 2, 256), (188416, 262144, 16, 256))
                      for name in ("float16", "bfloat16")}}
+#: 16-bit kernels for a few rows whose tiles keep their exponentials as floats from the fold to the
+#: store (``*_keep``, kernels/online_cluster_push.cu), one a held element where the packed tiles
+#: take two: the kernel of :data:`ONE_ROW_TABLE` or :data:`FEW_ROWS_TABLE` chosen -> (the one
+#: that keeps them, up to how many rows it takes its place). Cold L2, H100, one call, bf16 (fp16
+#: alike; keep_latency_h100.jsonl): one row of 32000 / 128256 / 151936 / 262144 on the 16 blocks
+#: in 4.74 / 5.54 / 5.76 / 6.62 µs against 4.88 / 5.76 / 5.97 / 6.85, 8 rows of 128256 / 151936
+#: 6.96 / 7.47 against 7.15 / 7.81, 16 rows of 262144 12.56 against 12.94, behind from 64 rows
+#: (151936: 19.41 against 18.37); on the 8 blocks 8 rows of 262144 9.41 against 9.58, 4 of
+#: 100000 6.13 against 6.43, 32 and 64 rows of 32000 6.56 and 7.87 against 6.93 and 8.48, behind
+#: at 256 (17.60 against 17.33). At ~1 GiB of rows they are level or ahead but for the 8 blocks
+#: sized 262144 (0.906 of a copy against 0.999; 97 registers: keep_bw_h100.json), which the
+#: few rows take up to 8 rows (:data:`FEW_ROWS_ELEMENTS`).
+def _kept(short: str) -> dict[str, tuple[str, int]]:
+    sixteen = {_cluster16(short, size): 16 for size in _CLUSTER16_SIZES}
+    eight = {f"cluster_push{short}_c{size}": 64 for size in (65536, 131072, 262144)}
+    return {name: (f"{name}_keep", most) for name, most in {**sixteen, **eight}.items()}
+
+
+KEPT = {**_kept("_f16"), **_kept("_bf16")}
+
 #: Short rows of a small batch that take another tile of their size than :data:`_BEFORE`'s: type
 #: -> ((shortest row, longest row, most rows, variant), ...). fp32 rows of 876-1024 take the 64
 #: threads of 16 floats up to 16384 rows, where the 128 threads of 8 trail (cold L2, H100, two
@@ -620,7 +642,9 @@ def _few_rows(n_cols: int, rows: int, dtype: str, slack: int, device_id: int | N
     for table in candidates:
         v = _sized_cluster(table, n_cols, dtype, slack)
         if _usable(v, device_id):
-            return v
+            kept, most = KEPT.get(v.name, (None, 0))
+            keeping = _by_name().get(kept) if rows <= most else None
+            return keeping if _usable(keeping, device_id) else v
     return None
 
 

@@ -303,6 +303,10 @@ def test_the_few_rows_and_small_batch_tables_name_declared_variants_that_hold_th
         for dtype, entries in table.items():
             for size, name in entries:
                 assert name in names and names[name].supports(size, dtype), (dtype, name)
+    for packed, (kept, most) in dispatch.KEPT.items():
+        assert kept in names and packed in names and most > 0, kept
+        assert names[kept].spec.max_cols == names[packed].spec.max_cols, kept
+        assert names[kept].spec.dtypes == names[packed].spec.dtypes, kept
     for dtype, tiles in dispatch.SMALL_BATCH_TILES.items():
         for shortest, longest, most, name in tiles:
             assert name in names and names[name].supports(longest, dtype), (dtype, name)
@@ -458,8 +462,8 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
     assert _few(100000, 17) == "split_row_smem_f32"
     assert _few(31999, 1) == "cluster2_push_c32768"  # shorter rows: a small batch's, not the 8 blocks
     assert _few(32000, 2) == _few(32768, 16) == "cluster_push_c65536"
-    assert _few(32000, 2, "bfloat16") == "cluster_push_bf16_c65536"
-    assert _few(32768, 16, "float16") == "cluster_push_f16_c65536"
+    assert _few(32000, 2, "bfloat16") == "cluster_push_bf16_c65536_keep"  # 16 bits: see KEPT
+    assert _few(32768, 16, "float16") == "cluster_push_f16_c65536_keep"
     assert _few(40000, 17, "float16") == _few(40000, None, "float16") == "split_row_smem_f16_b512"
     assert _few(262145, 1) == "split_row_smem_f32"
     assert _few(100000, 0) == "split_row_smem_f32"
@@ -468,11 +472,12 @@ def test_a_few_long_rows_go_to_the_forward_cluster_kernel_sized_for_them():
 def test_one_long_row_goes_over_the_cluster_of_16_blocks_sized_to_it():
     assert _few(151936, 1) == "cluster16_push_c163840"
     assert _few(32000, 1) == _few(65536, 1) == "cluster16_push_c65536"
-    assert _few(32000, 1, "bfloat16") == "cluster16_push_bf16_c65536"
-    assert _few(128256, 1, "float16") == "cluster16_push_f16_c131072"
+    assert _few(32000, 1, "bfloat16") == "cluster16_push_bf16_c65536_keep"  # 16 bits: see KEPT
+    assert _few(128256, 1, "float16") == "cluster16_push_f16_c131072_keep"
     # the 16-bit sizes 163840 and 262144 on 256 threads
-    assert _few(200000, 1, "bfloat16") == _few(262144, 1, "bfloat16") == "cluster16_push_bf16_c262144_b256"
-    assert _few(151936, 1, "float16") == "cluster16_push_f16_c163840_b256"
+    assert _few(200000, 1, "bfloat16") == _few(262144, 1, "bfloat16") == \
+        "cluster16_push_bf16_c262144_b256_keep"
+    assert _few(151936, 1, "float16") == "cluster16_push_f16_c163840_b256_keep"
     assert _few(65535, 1, aligned=False) == "cluster16_push_c131072"  # no room for the shift
     assert _few(31999, 1) == "cluster2_push_c32768"
     assert _few(262145, 1) == "split_row_smem_f32"
@@ -480,10 +485,10 @@ def test_one_long_row_goes_over_the_cluster_of_16_blocks_sized_to_it():
 
 def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_dozen():
     assert _few(32000, 64) == _few(32768, 17) == "cluster_push_c65536"
-    assert _few(32000, 32, "bfloat16") == "cluster_push_bf16_c65536"
-    assert _few(32768, 32, "float16") == "cluster_push_f16_c65536"
+    assert _few(32000, 64, "bfloat16") == "cluster_push_bf16_c65536_keep"
+    assert _few(32768, 33, "float16") == "cluster_push_f16_c65536_keep"
     assert _few(32000, 65) == _few(32768, 256) == "cluster2_push_c32768"  # past them, a cluster of 2
-    assert _few(32000, 33, "bfloat16") == _few(32000, 64, "bfloat16") == "cluster2_push_bf16_c32768"
+    assert _few(32000, 65, "bfloat16") == "cluster2_push_bf16_c32768"
     assert _few(32000, 1025) == _few(32000, None) == "onepass_vec4_c32768"
     assert _few(31999, 64) == "cluster2_push_c32768"
 
@@ -493,9 +498,23 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
     assert _few(65533, 2, aligned=False) == "cluster_push_c65536"
     assert _few(65535, 2, aligned=False) == "cluster_push_c73728"  # no room for the shift
     assert _few(80000, 4, "bfloat16") == "cluster_push_bf16_c98304"
-    assert _few(110000, 16, "float16") == "cluster_push_f16_c131072"
+    assert _few(110000, 16, "float16") == "cluster_push_f16_c131072_keep"
     assert _few(140000, 8, "bfloat16") == "cluster_push_bf16_c163840"
     assert _few(100000, 17) == _few(100000, None) == "split_row_smem_f32"
+
+
+def test_a_few_16_bit_rows_take_the_cluster_kernels_that_keep_their_exponentials():
+    # keep_latency_h100.jsonl: the 16 blocks up to 16 rows, the 8 blocks up to 64 (FEW_ROWS and
+    # SHORT_FEW_ROWS take them no further but for rows of 32000-32768), never fp32, whose tiles
+    # keep them anyway
+    for dtype, short in (("bfloat16", "_bf16"), ("float16", "_f16")):
+        assert _few(151936, 1, dtype) == _few(151936, 16, dtype) == f"cluster16_push{short}_c163840_b256_keep"
+        assert _few(151936, 17, dtype) == f"cluster16_push{short}_c163840_b256"
+        assert _few(32000, 64, dtype) == _few(65536, 2, dtype) == f"cluster_push{short}_c65536_keep"
+        assert _few(100000, 4, dtype) == f"cluster_push{short}_c131072_keep"
+        assert _few(80000, 4, dtype) == f"cluster_push{short}_c98304"  # no kernel keeps them there
+        assert _few(151936, None, dtype) == f"cluster16_push{short}_c163840_b256"
+    assert _few(151936, 1) == "cluster16_push_c163840" and _few(32000, 64) == "cluster_push_c65536"
 
 
 def test_more_rows_go_over_16_blocks_where_those_measured_faster():
@@ -511,18 +530,19 @@ def test_more_rows_go_over_16_blocks_where_those_measured_faster():
     assert _few(151936, 257) == _few(151936, None) == "cluster16_push_c163840"
     # 16 bits: 128256 and 151936 from 2 rows to 256 (past them the table's: the 8 blocks at 128256),
     # 262144 from 16 rows, the sizes 163840 and 262144 on 256 threads (cluster16_b256.jsonl)
-    assert _few(128256, 8, "bfloat16") == "cluster16_push_bf16_c131072"
+    assert _few(128256, 17, "bfloat16") == "cluster16_push_bf16_c131072"  # (fewer: KEPT's)
     assert _few(110592, 64, "float16") == _few(110592, 256, "float16") == "cluster16_push_f16_c131072"
     assert _few(128256, 256, "bfloat16") == "cluster16_push_bf16_c131072"
     assert _few(128256, 257, "bfloat16") == "cluster_push_bf16_c131072"
-    assert _few(110592, 2, "float16") == "cluster16_push_f16_c131072"
-    assert _few(151936, 8, "bfloat16") == _few(151936, 256, "bfloat16") == "cluster16_push_bf16_c163840_b256"
+    assert _few(110592, 2, "float16") == "cluster16_push_f16_c131072_keep"
+    assert _few(151936, 17, "bfloat16") == _few(151936, 256, "bfloat16") == "cluster16_push_bf16_c163840_b256"
     assert _few(151936, 17, "float16") == "cluster16_push_f16_c163840_b256"
-    assert _few(262144, 16, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
-    assert _few(262144, 8, "bfloat16") == "cluster_push_bf16_c262144"  # the 8 blocks ahead at 8 rows
+    assert _few(262144, 17, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
+    assert _few(262144, 16, "bfloat16") == "cluster16_push_bf16_c262144_b256_keep"
+    assert _few(262144, 8, "bfloat16") == "cluster_push_bf16_c262144_keep"  # the 8 blocks ahead at 8 rows
     assert _few(262144, 257, "bfloat16") == "cluster_push_bf16_c262144"  # level on many rows
     # a misaligned row with no room for its shift in the size takes the 8 blocks' larger one
-    assert _few(163840, 8, "bfloat16", aligned=False) == "cluster_push_bf16_c262144"
+    assert _few(163840, 8, "bfloat16", aligned=False) == "cluster_push_bf16_c262144_keep"
 
 
 def test_many_long_rows_go_over_16_blocks_where_those_measured_faster():
@@ -590,8 +610,8 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
         assert _few(12000, 1025, dtype) == _few(8193, None, dtype) == f"{tile}_c16384"
         assert _few(8192, 1, dtype) == f"{tile}_c8192"
     for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
-        assert _few(32000, 32, dtype) == f"cluster_push_{short}_c65536"
-        assert _few(32000, 33, dtype) == f"cluster2_push_{short}_c32768"
+        assert _few(32000, 64, dtype) == f"cluster_push_{short}_c65536_keep"
+        assert _few(32000, 65, dtype) == f"cluster2_push_{short}_c32768"
     assert _few(32000, 64) == "cluster_push_c65536"
     # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
     assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"

@@ -10,13 +10,23 @@
 
 namespace sh {
 
-template <class T, int LANES, int E>
+//
+// KEEP: a packed (16-bit) tile keeps its exponentials as floats from the fold to the store, one
+// exponential a held element where it takes two otherwise (its store recomputes them), for a few
+// rows, which run a block a multiprocessor: there the registers are free and the special-function
+// unit sets a block's pace (16 exponentials a cycle a multiprocessor). The loads still land packed,
+// all in flight together: a tile converting each chunk to floats as it lands (RowTile's WIDE)
+// ran 1.2-1.5x slower (reports/measurements/wide_tiles_latency_h100.jsonl).
+template <class T, int LANES, int E, bool KEEP = false>
 struct LiveTile : RowTile<T, LANES, E> {
     using Tile = RowTile<T, LANES, E>;
     using Tile::CHUNKS;
     using Tile::W;
     using Tile::WIDE;
+    static constexpr bool KEPT = KEEP && !WIDE;  // exponentials in kept[], not recomputed
+    static constexpr bool HELD = WIDE || KEPT;    // the store scales held exponentials
     int live = CHUNKS;
+    float kept[KEPT ? E : 1];
 
     __device__ __forceinline__ void load(const T* __restrict__ row, int n, int lane) {
         Tile::load(row, n, lane);
@@ -38,6 +48,7 @@ struct LiveTile : RowTile<T, LANES, E> {
                 for (int i = W * k; i < W * (k + 1); ++i) {
                     const float e = ex2(arg(this->get(i)));
                     if constexpr (WIDE) this->v[i] = e;
+                    if constexpr (KEPT) kept[i] = e;
                     d += e;
                 }
             }
@@ -49,8 +60,14 @@ struct LiveTile : RowTile<T, LANES, E> {
     }
 
     __device__ __forceinline__ void store(T* __restrict__ row, int n, int lane, MaxSum mine, MaxSum all) const {
-        write_softmax<T, false, WIDE>([&](auto out) { write(row, n, lane, [&](int i) { return out(this->get(i)); }); },
+        write_softmax<T, false, HELD>([&](auto out) { write(row, n, lane, [&](int i) { return out(held(i)); }); },
                                       mine, all, this->c);
+    }
+
+    // Position i as the store takes it: its exponential where held, else its element.
+    __device__ __forceinline__ float held(int i) const {
+        if constexpr (KEPT) return kept[i];
+        else return this->get(i);
     }
 
     // RowTile::write over the live chunks.
