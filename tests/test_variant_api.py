@@ -504,12 +504,12 @@ def test_a_few_rows_take_the_cluster_size_that_holds_them():
 
 
 def test_a_few_16_bit_rows_take_the_cluster_kernels_that_keep_their_exponentials():
-    # keep_latency_h100.jsonl: the 16 blocks up to 16 rows, the 8 blocks up to 64 (FEW_ROWS and
-    # SHORT_FEW_ROWS take them no further but for rows of 32000-32768), never fp32, whose tiles
-    # keep them anyway
+    # keep_latency_h100.jsonl, keep_bounds_h100.jsonl: the 16 blocks up to 32 rows, the 8 blocks up
+    # to 64 (FEW_ROWS and SHORT_FEW_ROWS take them no further but for rows of 32000-32768), never
+    # fp32, whose tiles keep them anyway
     for dtype, short in (("bfloat16", "_bf16"), ("float16", "_f16")):
-        assert _few(151936, 1, dtype) == _few(151936, 16, dtype) == f"cluster16_push{short}_c163840_b256_keep"
-        assert _few(151936, 17, dtype) == f"cluster16_push{short}_c163840_b256"
+        assert _few(151936, 1, dtype) == _few(151936, 32, dtype) == f"cluster16_push{short}_c163840_b256_keep"
+        assert _few(151936, 33, dtype) == f"cluster16_push{short}_c163840_b256"
         assert _few(32000, 64, dtype) == _few(65536, 2, dtype) == f"cluster_push{short}_c65536_keep"
         assert _few(100000, 4, dtype) == f"cluster_push{short}_c131072_keep"
         assert _few(80000, 4, dtype) == f"cluster_push{short}_c98304"  # no kernel keeps them there
@@ -530,14 +530,14 @@ def test_more_rows_go_over_16_blocks_where_those_measured_faster():
     assert _few(151936, 257) == _few(151936, None) == "cluster16_push_c163840"
     # 16 bits: 128256 and 151936 from 2 rows to 256 (past them the table's: the 8 blocks at 128256),
     # 262144 from 16 rows, the sizes 163840 and 262144 on 256 threads (cluster16_b256.jsonl)
-    assert _few(128256, 17, "bfloat16") == "cluster16_push_bf16_c131072"  # (fewer: KEPT's)
+    assert _few(128256, 33, "bfloat16") == "cluster16_push_bf16_c131072"  # (fewer: KEPT's)
     assert _few(110592, 64, "float16") == _few(110592, 256, "float16") == "cluster16_push_f16_c131072"
     assert _few(128256, 256, "bfloat16") == "cluster16_push_bf16_c131072"
     assert _few(128256, 257, "bfloat16") == "cluster_push_bf16_c131072"
     assert _few(110592, 2, "float16") == "cluster16_push_f16_c131072_keep"
-    assert _few(151936, 17, "bfloat16") == _few(151936, 256, "bfloat16") == "cluster16_push_bf16_c163840_b256"
-    assert _few(151936, 17, "float16") == "cluster16_push_f16_c163840_b256"
-    assert _few(262144, 17, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
+    assert _few(151936, 33, "bfloat16") == _few(151936, 256, "bfloat16") == "cluster16_push_bf16_c163840_b256"
+    assert _few(151936, 33, "float16") == "cluster16_push_f16_c163840_b256"
+    assert _few(262144, 33, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
     assert _few(262144, 16, "bfloat16") == "cluster16_push_bf16_c262144_b256_keep"
     assert _few(262144, 8, "bfloat16") == "cluster_push_bf16_c262144_keep"  # the 8 blocks ahead at 8 rows
     assert _few(262144, 257, "bfloat16") == "cluster_push_bf16_c262144"  # level on many rows
