@@ -37,7 +37,8 @@
 // KEEP), for a few rows, where fp32's tiles, which keep them, led Quack on 1-8 rows of
 // 128256-262144 and the 16-bit ones trailed it (run 0061, H100: fp32 1 x 151936 in 6.4 µs against
 // 7.2, bf16 5.82 against 5.60). Kept, one bf16 row of 151936 took 5.76 µs against 5.97, 8 rows
-// 7.47 against 7.81; from 64 rows they trail (reports/measurements/keep_latency_h100.jsonl).
+// 7.47 against 7.81; on the 16 blocks they trail from 64 rows, on the 8 from 256
+// (reports/measurements/keep_latency_h100.jsonl).
 //
 // cluster16_push_{f16,bf16}_c{163840,262144}_b256: the 16-bit sizes 163840 and 262144 on 256
 // threads (40 and 64 elements a thread; Quack's 16 blocks of 256 threads) rather than 32 elements a

@@ -10,13 +10,13 @@
 
 namespace sh {
 
-//
 // KEEP: a packed (16-bit) tile keeps its exponentials as floats from the fold to the store, one
 // exponential a held element where it takes two otherwise (its store recomputes them), for a few
 // rows, which run a block a multiprocessor: there the registers are free and the special-function
 // unit sets a block's pace (16 exponentials a cycle a multiprocessor). The loads still land packed,
 // all in flight together: a tile converting each chunk to floats as it lands (RowTile's WIDE)
-// ran 1.2-1.5x slower (reports/measurements/wide_tiles_latency_h100.jsonl).
+// ran 1.03-1.8x slower, 1.2-1.4x on one row of 128256-262144
+// (reports/measurements/wide_tiles_latency_h100.jsonl).
 template <class T, int LANES, int E, bool KEEP = false>
 struct LiveTile : RowTile<T, LANES, E> {
     using Tile = RowTile<T, LANES, E>;
