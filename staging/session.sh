@@ -5,9 +5,8 @@
 # dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its
-# tests out and measures), the staged kernels' tests (staged), the staged 16-bit clusters that keep
-# their exponentials measured (keep), the sweeps (ops, small, long)
-# and ncu's counters (profile). Steps named
+# tests out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed
+# round after round (spread), the sweeps (ops, small, long) and ncu's counters (profile). Steps named
 # as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile
 # ~2: calls while the machine is warm. Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no
 # .git). Results in $OUT/session.tgz.
@@ -46,25 +45,32 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" staged "* ]] && {
   MEASURE=0 DEADLINE=200 OUT="$r" timeout 300 bash staging/check.sh > "$r/staged_check.txt" 2>&1
   echo "staged check rc $?"; tail -2 "$r/staged_check.txt"; pack; }
-# The staged 16-bit cluster kernels whose tiles keep their exponentials (*_keep) beside kernels/'
-# own at 1-256 rows of 32000-262144, cold L2, and at ~1 GiB (keep, ~2 minutes on an H100).
-[[ $steps == *" keep "* ]] && {
-  s=@staging/kernels; names=()
-  for t in bf16 f16; do
-    for k in cluster16_push_${t}_c65536 cluster16_push_${t}_c131072 cluster16_push_${t}_c163840_b256 \
-        cluster16_push_${t}_c262144_b256 cluster_push_${t}_c65536 cluster_push_${t}_c131072 \
-        cluster_push_${t}_c262144 cluster2_push_${t}_c32768; do
-      names+=("$k" "${k}_keep$s"); done; done
-  shapes=(); for x in 1x32000 1x65536 1x128256 1x151936 1x262144 2x65536 4x100000 8x32000 8x128256 \
-      8x151936 8x262144 16x65536 16x262144 32x32000 64x32000 64x128256 64x151936 64x262144 \
-      256x32000 256x128256 256x151936 1024x32000; do shapes+=(--shape "$x"); done
-  timeout 240 tools/few-rows-latency "$r/keep_latency.jsonl" "${names[@]}" "${shapes[@]}" --dtype bfloat16 \
-    --dtype float16 > "$r/keep_latency.txt" 2>&1; echo "keep latency rc $?"; pack
-  timeout 150 python3 -m softmax_harness measure cluster2_push_bf16_c32768 "cluster2_push_bf16_c32768_keep$s" \
-    cluster_push_bf16_c65536 "cluster_push_bf16_c65536_keep$s" cluster16_push_bf16_c131072 \
-    "cluster16_push_bf16_c131072_keep$s" cluster_push_bf16_c262144 "cluster_push_bf16_c262144_keep$s" \
-    --dtype bfloat16 --cols 32000 65536 128256 262144 --json "$r/keep_bw.json" > "$r/keep_bw.txt" 2>&1
-  echo "keep bandwidth rc $?"; pack; }
+# Issue 24's two shapes behind in run 0063, timed round after round beside the contenders
+# (tools/latency-spread: the spread of five medians each): fp32 rows of 4096 at 1-16 rows (Triton
+# ahead at 8, level at 1), bf16 256 x 32000 from torch against from CuPy, bound beside (the
+# output made before), Quack where the peers are unpacked; then Nsight Compute's counters of our
+# tile and Triton's row kernel on 8 x 4096, one launch each with a cold L2 (spread, ~2 minutes).
+[[ $steps == *" spread "* ]] && {
+  shapes=(); for n in 1 2 4 8 16; do shapes+=(--shape "${n}x4096"); done
+  timeout 150 tools/latency-spread "$r/spread_fp32_4096.jsonl" onepass_vec4_c4096 "${shapes[@]}" \
+    --who harness-cupy harness-cupy-bound triton > "$r/spread_fp32_4096.txt" 2>&1
+  echo "spread fp32 rc $?"; pack
+  timeout 150 tools/latency-spread "$r/spread_bf16_32000.jsonl" --dtype bfloat16 --shape 256x32000 \
+    --shape 64x32000 --who harness-cupy harness-torch harness-cupy-bound harness-torch-bound torch quack \
+    > "$r/spread_bf16_32000.txt" 2>&1
+  echo "spread bf16 rc $?"; pack
+  for v in harness-cupy:onepass_vec4_c4096_b256 triton:softmax_rows; do
+    IFS=: read -r who kernel <<< "$v"
+    timeout 100 ncu --clock-control none --cache-control all -k "regex:$kernel" --launch-skip 3 \
+      --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+      --section Occupancy --section LaunchStats --section SchedulerStats --section InstructionStats \
+      --section SourceCounters python3 -c "
+from softmax_harness import gpu, latency
+fn = latency.contender('$who', (8, 4096), 'float32')
+for _ in range(6):
+    fn()
+gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
+    echo "profile 8x4096 $who rc $?"; pack; done; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
