@@ -48,16 +48,17 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # Issue 24's two shapes behind in run 0063, timed round after round beside the contenders
 # (tools/latency-spread: the spread of five medians each): fp32 rows of 4096 at 1-16 rows (Triton
 # ahead at 8, level at 1), bf16 256 x 32000 from torch against from CuPy, bound beside (the
-# output made before), Quack where the peers are unpacked; then Nsight Compute's counters of our
+# output made before), the cluster of 4 beside the dispatched cluster of 2, Quack where the peers
+# are unpacked; then Nsight Compute's counters of our
 # tile and Triton's row kernel on 8 x 4096, one launch each with a cold L2 (spread, ~2 minutes).
 [[ $steps == *" spread "* ]] && {
   shapes=(); for n in 1 2 4 8 16; do shapes+=(--shape "${n}x4096"); done
   timeout 150 tools/latency-spread "$r/spread_fp32_4096.jsonl" onepass_vec4_c4096 "${shapes[@]}" \
     --who harness-cupy harness-cupy-bound triton > "$r/spread_fp32_4096.txt" 2>&1
   echo "spread fp32 rc $?"; pack
-  timeout 150 tools/latency-spread "$r/spread_bf16_32000.jsonl" --dtype bfloat16 --shape 256x32000 \
-    --shape 64x32000 --who harness-cupy harness-torch harness-cupy-bound harness-torch-bound torch quack \
-    > "$r/spread_bf16_32000.txt" 2>&1
+  timeout 150 tools/latency-spread "$r/spread_bf16_32000.jsonl" cluster4_push_bf16_c32768 --dtype bfloat16 \
+    --shape 256x32000 --shape 64x32000 \
+    --who harness-cupy harness-torch harness-cupy-bound harness-torch-bound torch quack > "$r/spread_bf16_32000.txt" 2>&1
   echo "spread bf16 rc $?"; pack
   for v in harness-cupy:onepass_vec4_c4096_b256 triton:softmax_rows; do
     IFS=: read -r who kernel <<< "$v"
