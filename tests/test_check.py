@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timeouts import waits_out_timeouts
 
 from softmax_harness import gpu
 
@@ -298,6 +299,7 @@ softmax_harness.gpu.context_lost = lambda: LOST[0] if LOST else None
 '''
 
 
+@waits_out_timeouts
 def test_a_callable_that_crashes_or_hangs_when_loaded_is_refused_and_the_rest_still_run(tmp_path):
     where = project(tmp_path)
     (where / "broken.py").write_text(BROKEN)
@@ -315,6 +317,7 @@ def test_a_callable_that_crashes_or_hangs_when_loaded_is_refused_and_the_rest_st
     assert set(row[1:10]) == {"pass"}, done.stdout
 
 
+@waits_out_timeouts
 def test_what_the_runs_timeout_leaves_is_named_not_run_and_fails_the_check(tmp_path):
     where = project(tmp_path)
     (where / "broken.py").write_text(BROKEN)
@@ -326,6 +329,7 @@ def test_what_the_runs_timeout_leaves_is_named_not_run_and_fails_the_check(tmp_p
     assert done.stdout.endswith("some checks failed\n")
 
 
+@waits_out_timeouts
 def test_a_subject_that_crashes_hangs_or_loses_its_context_in_a_test_fails_alone(tmp_path):
     """Each ends the battery's process (or its session) in its first test of a long row; the others go on in a
     fresh one, without it: every test of the correct subject runs and passes."""

@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from timeouts import waits_out_timeouts
 
 from softmax_harness.properties import merge_tally
 from softmax_harness.run.children import run_resuming
@@ -69,6 +70,7 @@ def test_a_log_file_holds_the_childs_output_while_it_runs_and_after(tmp_path):
     assert [t["outcome"] for t in tests] == ["passed", "passed"] and not ended
 
 
+@waits_out_timeouts
 def test_a_hung_test_is_named_and_the_rest_still_runs(tmp_path):
     path = tmp_path / "test_child.py"
     path.write_text(HANGS)
@@ -185,6 +187,7 @@ def test_never_started():
 """
 
 
+@waits_out_timeouts
 def test_the_deadline_leaves_the_rest_not_run(tmp_path):
     import time
 
