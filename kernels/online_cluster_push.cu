@@ -202,15 +202,18 @@ PUSH_KERNEL_OF(cluster2_push_c16384, float, 2, 256, 32)
 PUSH_KERNEL_OF(cluster2_push_f16_c16384, sh::half_t, 2, 256, 32)
 PUSH_KERNEL_OF(cluster2_push_bf16_c16384, sh::bf16_t, 2, 256, 32)
 
-// The 16-bit kernels whose tiles keep their exponentials, of each type (SHORT: f16, bf16).
-#define PUSH_KEEP_KERNELS(SHORT, T)                                                                      \
-    PUSH_KEEP_KERNEL(cluster16_push_##SHORT##_c65536_keep, T, 16, 128, 32)                               \
-    PUSH_KEEP_KERNEL(cluster16_push_##SHORT##_c131072_keep, T, 16, 256, 32)                              \
-    PUSH_KEEP_KERNEL(cluster16_push_##SHORT##_c163840_b256_keep, T, 16, 256, 40)                         \
-    PUSH_KEEP_KERNEL(cluster16_push_##SHORT##_c262144_b256_keep, T, 16, 256, 64)                         \
-    PUSH_KEEP_KERNEL(cluster_push_##SHORT##_c65536_keep, T, 8, 256, 32)                                  \
-    PUSH_KEEP_KERNEL(cluster_push_##SHORT##_c131072_keep, T, 8, 512, 32)                                 \
-    PUSH_KEEP_KERNEL(cluster_push_##SHORT##_c262144_keep, T, 8, 512, 64)
-
-PUSH_KEEP_KERNELS(f16, sh::half_t)
-PUSH_KEEP_KERNELS(bf16, sh::bf16_t)
+// The 16-bit kernels whose tiles keep their exponentials.
+PUSH_KEEP_KERNEL(cluster16_push_f16_c65536_keep, sh::half_t, 16, 128, 32)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c131072_keep, sh::half_t, 16, 256, 32)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c163840_b256_keep, sh::half_t, 16, 256, 40)
+PUSH_KEEP_KERNEL(cluster16_push_f16_c262144_b256_keep, sh::half_t, 16, 256, 64)
+PUSH_KEEP_KERNEL(cluster_push_f16_c65536_keep, sh::half_t, 8, 256, 32)
+PUSH_KEEP_KERNEL(cluster_push_f16_c131072_keep, sh::half_t, 8, 512, 32)
+PUSH_KEEP_KERNEL(cluster_push_f16_c262144_keep, sh::half_t, 8, 512, 64)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c65536_keep, sh::bf16_t, 16, 128, 32)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c131072_keep, sh::bf16_t, 16, 256, 32)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c163840_b256_keep, sh::bf16_t, 16, 256, 40)
+PUSH_KEEP_KERNEL(cluster16_push_bf16_c262144_b256_keep, sh::bf16_t, 16, 256, 64)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c65536_keep, sh::bf16_t, 8, 256, 32)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c131072_keep, sh::bf16_t, 8, 512, 32)
+PUSH_KEEP_KERNEL(cluster_push_bf16_c262144_keep, sh::bf16_t, 8, 512, 64)
