@@ -269,18 +269,23 @@ SPLIT_LONGEST = 2**20
 #: sized 32768 (the softmax backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
-#: the bias form's sized 65536 (0.88 against 0.75) and 73728 (not measured beside it), and the mask
-#: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
-#: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
+#: the bias form's sized 73728 (not measured beside it; its push kernel takes the aligned rows, the
+#: split kernel the misaligned ones) and the mask form's tile sized 16384 (0.70 against 0.58-0.60
+#: at 12288-16384; 0.60-0.71 against 0.66-0.72 at 10240-16384 since, a crossover:
+#: online_split_causal_crossover.jsonl). The 16-bit mask and causal
 #: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
 #: check an element:
 #: mask 0.66-0.70 against 0.55-0.62 at 49152-73728 (online_logits_words.jsonl), causal 0.65-0.73
 #: against 0.47-0.68 at 40960-65536, level at 73728 (0.656 against 0.66;
-#: online_split_causal_crossover.jsonl). fp16 follows bf16 (the same kernels over another type).
+#: online_split_causal_crossover.jsonl). The 16-bit bias form's cluster sized 65536, once 0.88
+#: against the split kernel's 0.75, gave way to it at 32769-40959, the rows its push kernel does
+#: not take: 0.77-0.97 of a copy against 0.56-0.78, aligned and misaligned rows alike (an H100:
+#: reports/measurements/bias16_cluster_split_h100.json). fp16 follows bf16 (the same kernels over
+#: another type).
 _SPLIT_INSTEAD = {
     "log_softmax": {"": (65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},
-    "scaled_bias": {"": (65536, 131072), "_f16": (131072, 262144), "_bf16": (131072, 262144)},
+    "scaled_bias": {"": (65536, 131072), "_f16": (65536, 131072, 262144), "_bf16": (65536, 131072, 262144)},
     "scaled_mask": {"": (16384, 32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
                     "_bf16": (32768, 65536, 73728, 131072, 262144)},
     "scaled_causal": {"": (32768, 65536, 131072), "_f16": (32768, 65536, 73728, 131072, 262144),
