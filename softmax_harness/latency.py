@@ -160,6 +160,19 @@ def _triton(xt, outt):
         raise NotInstalled("triton") from None
 
 
+def shape_arg(text: str) -> tuple[int, int]:
+    """``NxC`` (``8x4096``) as ``(N, C)``: the ``--shape`` of the tools that time a few shapes."""
+    import argparse
+
+    try:
+        n, c = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a shape NxC (e.g. 8x4096)") from None
+    if n < 1 or c < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: rows and columns must be at least 1")
+    return n, c
+
+
 def latency_us(fn, rounds: int = 30, warmup: int = 3) -> float:
     """Median cold-L2 device µs of ``fn()`` over ``rounds`` (after ``warmup`` calls)."""
     for _ in range(warmup):

@@ -35,3 +35,13 @@ def test_another_shape_or_type_gets_inputs_of_its_own(fake_cupy):
     x = latency.inputs((8, 4096), "float32")[0]
     assert latency.inputs((8, 2048), "float32")[0] is not x
     assert latency.inputs((8, 4096), "bfloat16")[0].dtype != np.float32
+
+
+@pytest.mark.parametrize("text,problem", [("8y4096", "is not a shape NxC"), ("0x4096", "at least 1"),
+                                          ("8x4096x2", "is not a shape NxC")])
+def test_a_shape_that_is_not_rows_by_columns_is_named(text, problem):
+    import argparse
+
+    assert latency.shape_arg("8X4096") == (8, 4096)
+    with pytest.raises(argparse.ArgumentTypeError, match=problem):
+        latency.shape_arg(text)
