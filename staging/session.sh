@@ -6,6 +6,7 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
+# the staged 16-bit split kernels that prefetch the next row measured (prefetch),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -72,6 +73,19 @@ for _ in range(6):
     fn()
 gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
     echo "profile 8x4096 $who rc $?"; pack; done; }
+# The 16-bit online split kernels with the next row asked of the L2 once the group's meeting
+# names it (staging/kernels/online_split_prefetch.cu: _pf1 its register part, _pf2 its whole
+# slice), beside kernels/' own and the op's dispatcher at ~1 GiB: the misaligned 65535 and 2^20
+# where run 0055 had them at 0.78-0.89 of a copy, 131072 and 32769 beside (prefetch, ~1 minute).
+[[ $steps == *" prefetch "* ]] && {
+  s=@staging/kernels
+  for v in scaled_bias:scaled_softmax_bias scaled_mask:scaled_softmax_mask \
+      log_softmax_backward:log_softmax_backward; do
+    IFS=: read -r kind op <<< "$v"
+    timeout 100 python3 -m softmax_harness measure "$op" "${kind}_online_split_bf16" \
+      "${kind}_online_split_bf16_pf1$s" "${kind}_online_split_bf16_pf2$s" --op "$op" --dtype bfloat16 \
+      --cols 32769 65535 131072 1048576 --json "$r/prefetch_$kind.json" > "$r/prefetch_$kind.txt" 2>&1
+    echo "prefetch $kind rc $?"; tail -5 "$r/prefetch_$kind.txt"; pack; done; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
