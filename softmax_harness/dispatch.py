@@ -326,6 +326,26 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
                          for s in ("_f16", "_bf16")}}
 
 
+#: Misaligned 16-bit rows of the bias form on its cluster push kernels: family -> type ->
+#: ((from, size), ...), each up to the longest row whose blocks' slices leave their tiles a
+#: vector's room for the shift (:func:`_shifted_room`; past it a tile reads element by element).
+#: On an H100 (~1 GiB of rows, reports/measurements/misaligned_push_h100.json): the sized 65536
+#: 0.845-0.879 of a copy against the online split kernel's 0.763-0.783 at 59001-65471 (55001
+#: behind, 0.813 against 0.826; 49153 0.739 against 0.773), the sized 73728 0.826-0.854 against
+#: 0.763-0.777 at 72703-73663 (65535-71001 level or behind). The mask form's and the backwards'
+#: push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but log_softmax's backward's
+#: at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
+_PUSH_MISALIGNED = {"scaled_bias": {s: ((59001, 65536), (72703, 73728)) for s in ("_f16", "_bf16")}}
+
+
+def _shifted_room(size: int, suffix: str, cluster: int = 8) -> int:
+    """The longest row whose ``cluster`` slices (each rounded up to whole 16-byte vectors) a
+    cluster push kernel sized ``size`` holds shifted by up to a vector less one element: a
+    tile of size / cluster elements a block."""
+    vector = 16 // (4 if suffix == "" else 2)
+    return size - cluster * vector
+
+
 #: Row lengths whose aligned rows (first input) take another tile of an op than the
 #: ladder's, as :data:`ALIGNED_TILES` for the forward: op -> type -> {length: variant}. 16-bit rows
 #: of 72-128 on 4 lanes of 32 (0.98-1.02 of a copy for the bias form, 0.81-1.21 causal, 0.78-1.02
@@ -376,14 +396,14 @@ def _ladder(family: str, suffix: str):
 def _misaligned_rooms(entries, suffix: str):
     """The longest misaligned row each entry of a ladder takes: a cluster kernel whose next size is
     at most an eighth larger leaves it the rows whose shift may overflow its 8 blocks' tiles (the
-    row less one 16-byte vector a block); a cluster push kernel none (:data:`_PUSH`); anywhere
+    row less one 16-byte vector a block); a cluster push kernel none (:data:`_PUSH`; the bias
+    form's take some, :data:`_PUSH_MISALIGNED`); anywhere
     else the row stays, read element by element, as a kernel twice the size measured slower still."""
-    vector = 16 // (4 if suffix == "" else 2)
     rooms = []
     for i, (limit, name) in enumerate(entries):
         after = entries[i + 1][0] if i + 1 < len(entries) else None
         close = "_cluster" in name and None not in (limit, after) and after * 8 <= limit * 9
-        rooms.append(0 if "_cluster_push" in name else limit - 8 * vector if close else limit)
+        rooms.append(0 if "_cluster_push" in name else _shifted_room(limit, suffix) if close else limit)
     return tuple(rooms)
 
 
@@ -394,6 +414,7 @@ _LADDERS = {"softmax_backward": "backward", "log_softmax": "log_softmax",
 #: op -> dtype -> ((largest row length or None, variant name), ...), in order, for the ops
 #: besides the forward.
 _SUFFIXES = (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16"))
+_SUFFIX = dict(_SUFFIXES)
 OP_TABLES = {op: {dtype: _ladder(family, suffix) for dtype, suffix in _SUFFIXES}
              for op, family in _LADDERS.items()}
 #: op -> dtype -> the longest misaligned row each entry of OP_TABLES takes.
@@ -425,6 +446,11 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
     v = _by_name().get(OP_ALIGNED_TILES.get(op, {}).get(fmt.name, {}).get(n_cols)) if aligned else None
     if _usable(v, device_id):
         return v
+    family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
+    for first, size in () if aligned else _PUSH_MISALIGNED.get(family, {}).get(suffix, ()):
+        v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
+        if first <= n_cols <= _shifted_room(size, suffix) and _usable(v, device_id):
+            return v
     entries = OP_TABLES[op].get(fmt.name, ())
     rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
     for (_, name), limit in zip(entries, rooms, strict=True):

@@ -6,7 +6,7 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# the ops' push kernels on misaligned rows (misaligned), the staged clusters of 2 (pairs),
+# the trial of the 16-bit clusters of 2 that keep their exponentials (keep2),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -73,28 +73,12 @@ for _ in range(6):
     fn()
 gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
     echo "profile 8x4096 $who rc $?"; pack; done; }
-# Misaligned 16-bit rows of 57345-73727 on the ops' cluster push kernels sized 73728, whose tiles
-# have room for a slice shifted to a vector (9216 elements a block for slices of up to 9216 less
-# the shift), beside the sized 65536 (no room: element by element) and the op's dispatcher (the
-# online split kernel: 0.77-0.83 of a copy at a misaligned 65535 on an H100, run 0055); the
-# dispatcher leaves every misaligned row off the push kernels (misaligned, ~2 minutes).
-[[ $steps == *" misaligned "* ]] && {
-  for v in scaled_bias:scaled_softmax_bias scaled_mask:scaled_softmax_mask backward:softmax_backward \
-      log_softmax_backward:log_softmax_backward; do
-    IFS=: read -r family op <<< "$v"
-    timeout 110 python3 -m softmax_harness measure "$op" "${family}_cluster_push_bf16_c73728" \
-      "${family}_cluster_push_bf16_c65536" "${family}_online_split_bf16" --op "$op" --dtype bfloat16 \
-      --cols 61441 65535 69631 72703 --json "$r/misaligned_$family.json" > "$r/misaligned_$family.txt" 2>&1
-    echo "misaligned $family rc $?"; tail -4 "$r/misaligned_$family.txt" | cut -c1-400; pack; done; }
-# 16-bit rows of 32000 in small batches on the staged clusters of 2 shaped otherwise
-# (staging/kernels/cluster_pair_shapes.cu) beside kernels/' pair and Quack (pairs, ~1 minute).
-[[ $steps == *" pairs "* ]] && {
-  s=@staging/kernels
-  timeout 200 tools/latency-spread "$r/pairs_bf16_32000.jsonl" cluster2_push_bf16_c32768 \
-    cluster2_push_bf16_c32768_b256$s cluster2_push_bf16_c32768_b1024$s cluster2_push_bf16_c32768_keep$s \
-    cluster2_push_bf16_c32768_b256_keep$s --dtype bfloat16 --shape 64x32000 --shape 128x32000 \
-    --shape 256x32000 --shape 1024x32000 --who harness-cupy quack > "$r/pairs.txt" 2>&1
-  echo "pairs rc $?"; pack; }
+# The 16-bit clusters of 2 sized 32768 whose tiles keep their exponentials (a trial diff,
+# staging/trial/cluster2_keep.diff): their tests and sanitizers, then 64-256 bf16 rows of 32000
+# round after round beside kernels/' pair and Quack (keep2, ~3 minutes).
+[[ $steps == *" keep2 "* ]] && {
+  DEADLINE=150 timeout 290 bash staging/trial/check.sh cluster2_keep "$r/k2" > "$r/keep2.txt" 2>&1
+  echo "keep2 rc $?"; tail -3 "$r/keep2.txt"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).

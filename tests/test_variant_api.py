@@ -354,9 +354,11 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
-    kernel sized to the row where one measured faster (dispatch._PUSH), every misaligned row and
-    every other row on the online split kernel (the bias form's shortest too, 32769-40959: its
-    cluster sized 65536 ran 0.56-0.78 of a copy there against 0.77-0.97); log_softmax's and the
+    kernel sized to the row where one measured faster (dispatch._PUSH), and the bias form's
+    misaligned rows of 59001-65472 and 72703-73664 too (dispatch._PUSH_MISALIGNED: 0.83-0.88 of a
+    copy against 0.76-0.78), every other misaligned row and every other row on the online split
+    kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
+    copy there against 0.77-0.97); log_softmax's and the
     causal form's all on the online split kernel, the mask form's but its aligned rows of
     28672-32768 (its tile sized 32768), 45056-73728 and 114688-131072."""
     from softmax_harness import dispatch
@@ -382,6 +384,10 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(114688) == chosen(131072) == push + "131072"
             elif family == "scaled_bias":
                 assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
+                assert chosen(59001, aligned=False) == chosen(65472, aligned=False) == push + "65536"
+                assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
+                assert chosen(59000, aligned=False) == chosen(65473, aligned=False) == split
+                assert chosen(72702, aligned=False) == chosen(73665, aligned=False) == split
                 assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == split
                 assert chosen(40960) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
@@ -389,7 +395,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(245759) == split and chosen(245760) == chosen(262144) == push + "262144"
             else:
                 first = 53248 if family == "backward" else 57345
-                assert chosen(32769) == chosen(first - 1) == split
+                assert chosen(32769) == chosen(first - 1) == chosen(61441, aligned=False) == split
                 assert chosen(first) == chosen(65536) == push + "65536"
                 assert chosen(73728) == push + "73728" and chosen(131072) == chosen(262144) == split
                 assert chosen(65537) == (push + "73728" if family == "backward" else split)
