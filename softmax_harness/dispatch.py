@@ -269,10 +269,10 @@ SPLIT_LONGEST = 2**20
 #: sized 32768 (the softmax backward's 1.00 against 1.00; the bias form's measured at 32768 only, 0.97
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
-#: the bias form's sized 73728 (not measured beside it; its push kernel takes the aligned rows, the
-#: split kernel the misaligned ones) and the mask form's tile sized 16384 (0.70 against 0.58-0.60
-#: at 12288-16384; 0.60-0.71 against 0.66-0.72 at 10240-16384 since, a crossover:
-#: online_split_causal_crossover.jsonl). The 16-bit mask and causal
+#: the bias form's sized 73728 (not measured beside it; its push kernel takes the aligned rows and
+#: the misaligned ones of 72703-73664, the split kernel the other misaligned ones) and the mask
+#: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
+#: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
 #: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
 #: check an element:
 #: mask 0.66-0.70 against 0.55-0.62 at 49152-73728 (online_logits_words.jsonl), causal 0.65-0.73
@@ -339,9 +339,9 @@ _PUSH_MISALIGNED = {"scaled_bias": {s: ((59001, 65536), (72703, 73728)) for s in
 
 
 def _shifted_room(size: int, suffix: str, cluster: int = 8) -> int:
-    """The longest row whose ``cluster`` slices (each rounded up to whole 16-byte vectors) a
-    cluster push kernel sized ``size`` holds shifted by up to a vector less one element: a
-    tile of size / cluster elements a block."""
+    """The longest misaligned row a cluster kernel sized ``size`` still reads in whole 16-byte
+    vectors: each block's slice (rounded up to whole vectors) plus the row's shift (up to a vector
+    less one element) within its tile of size / cluster elements."""
     vector = 16 // (4 if suffix == "" else 2)
     return size - cluster * vector
 
@@ -446,11 +446,12 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
     v = _by_name().get(OP_ALIGNED_TILES.get(op, {}).get(fmt.name, {}).get(n_cols)) if aligned else None
     if _usable(v, device_id):
         return v
-    family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
-    for first, size in () if aligned else _PUSH_MISALIGNED.get(family, {}).get(suffix, ()):
-        v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
-        if first <= n_cols <= _shifted_room(size, suffix) and _usable(v, device_id):
-            return v
+    if not aligned:
+        family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
+        for first, size in _PUSH_MISALIGNED.get(family, {}).get(suffix, ()):
+            v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
+            if first <= n_cols <= _shifted_room(size, suffix) and _usable(v, device_id):
+                return v
     entries = OP_TABLES[op].get(fmt.name, ())
     rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
     for (_, name), limit in zip(entries, rooms, strict=True):

@@ -358,9 +358,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     misaligned rows of 59001-65472 and 72703-73664 too (dispatch._PUSH_MISALIGNED: 0.83-0.88 of a
     copy against 0.76-0.78), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
-    copy there against 0.77-0.97); log_softmax's and the
-    causal form's all on the online split kernel, the mask form's but its aligned rows of
-    28672-32768 (its tile sized 32768), 45056-73728 and 114688-131072."""
+    copy there against 0.77-0.97); log_softmax's and the causal form's all on the online split
+    kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized 32768), 45056-73728
+    and 114688-131072."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
