@@ -103,6 +103,8 @@
 // @variant name=cluster_push_bf16_c65536_keep kernel=cluster_push_bf16_c65536_keep algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=65536 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c131072_keep kernel=cluster_push_bf16_c131072_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=131072 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_bf16_c262144_keep kernel=cluster_push_bf16_c262144_keep algorithm=online geometry=cluster-per-row threads=512 cluster=8 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
+// @variant name=cluster2_push_f16_c32768_keep kernel=cluster2_push_f16_c32768_keep algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
+// @variant name=cluster2_push_bf16_c32768_keep kernel=cluster2_push_bf16_c32768_keep algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
 #include "include/cluster_push.cuh"
 #include "include/live_tile.cuh"
@@ -217,3 +219,5 @@ PUSH_KEEP_KERNEL(cluster16_push_bf16_c262144_b256_keep, sh::bf16_t, 16, 256, 64)
 PUSH_KEEP_KERNEL(cluster_push_bf16_c65536_keep, sh::bf16_t, 8, 256, 32)
 PUSH_KEEP_KERNEL(cluster_push_bf16_c131072_keep, sh::bf16_t, 8, 512, 32)
 PUSH_KEEP_KERNEL(cluster_push_bf16_c262144_keep, sh::bf16_t, 8, 512, 64)
+PUSH_KEEP_KERNEL(cluster2_push_f16_c32768_keep, sh::half_t, 2, 512, 32)
+PUSH_KEEP_KERNEL(cluster2_push_bf16_c32768_keep, sh::bf16_t, 2, 512, 32)

@@ -6,7 +6,7 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# the trial of the 16-bit clusters of 2 that keep their exponentials (keep2),
+# the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -73,12 +73,15 @@ for _ in range(6):
     fn()
 gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
     echo "profile 8x4096 $who rc $?"; pack; done; }
-# The 16-bit clusters of 2 sized 32768 whose tiles keep their exponentials (a trial diff,
-# staging/trial/cluster2_keep.diff): their tests and sanitizers, then 64-256 bf16 rows of 32000
-# round after round beside kernels/' pair and Quack (keep2, ~3 minutes).
-[[ $steps == *" keep2 "* ]] && {
-  DEADLINE=150 timeout 290 bash staging/trial/check.sh cluster2_keep "$r/k2" > "$r/keep2.txt" 2>&1
-  echo "keep2 rc $?"; tail -3 "$r/keep2.txt"; pack; }
+# The 16-bit clusters of 2 sized 32768 whose tiles keep their exponentials (cluster2_push_*_keep,
+# which the dispatcher gives up to 160 16-bit rows of 16385-32768: measured at 32000 alone,
+# reports/measurements/cluster2_keep_h100.jsonl): beside the packed pair at shorter rows and
+# fewer rows, round after round, dispatched beside (keeplen, ~1 minute).
+[[ $steps == *" keeplen "* ]] && {
+  shapes=(); for c in 16385 20000 24576 28672; do for n in 1 8 64 128 160; do shapes+=(--shape "${n}x$c"); done; done
+  timeout 200 tools/latency-spread "$r/keep_lengths.jsonl" cluster2_push_bf16_c32768 cluster2_push_bf16_c32768_keep \
+    --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/keep_lengths.txt" 2>&1
+  echo "keeplen rc $?"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).

@@ -495,7 +495,8 @@ def test_rows_of_a_32000_vocabulary_go_over_8_blocks_up_to_a_few_dozen():
     assert _few(32000, 64, "bfloat16") == "cluster_push_bf16_c65536_keep"
     assert _few(32768, 33, "float16") == "cluster_push_f16_c65536_keep"
     assert _few(32000, 65) == _few(32768, 256) == "cluster2_push_c32768"  # past them, a cluster of 2
-    assert _few(32000, 65, "bfloat16") == "cluster2_push_bf16_c32768"
+    assert _few(32000, 65, "bfloat16") == "cluster2_push_bf16_c32768_keep"  # 16 bits: 65-160 rows
+    assert _few(32000, 161, "bfloat16") == "cluster2_push_bf16_c32768"
     assert _few(32000, 1025) == _few(32000, None) == "onepass_vec4_c32768"
     assert _few(31999, 64) == "cluster2_push_c32768"
 
@@ -607,18 +608,23 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
     # up to 1024 rows on a cluster of 2 blocks, but rows of 32000 or more up to 32 rows in 16 bits,
     # 64 in fp32, on the cluster of 8 sized 65536 (short_few_rows_boundary_h100.jsonl,
     # cluster_pair_16384_rows_h100.jsonl)
+    # (16 bits up to 160 rows of 16385-32768 on the pair that keeps its exponentials:
+    # cluster2_keep_h100.jsonl)
     for dtype, short in (("float32", ""), ("bfloat16", "_bf16"), ("float16", "_f16")):
         tile = "onepass_vec4" if dtype == "float32" else f"onepass{short}"
+        kept = "" if dtype == "float32" else "_keep"
         assert _few(8193, 1, dtype) == _few(12000, 256, dtype) == _few(16384, 1024, dtype) == \
             f"cluster2_push{short}_c16384"
-        assert _few(16385, 1, dtype) == _few(20000, 64, dtype) == _few(32768, 1024, dtype) == \
-            f"cluster2_push{short}_c32768"
+        assert _few(16385, 1, dtype) == _few(20000, 64, dtype) == _few(32768, 160, dtype) == \
+            f"cluster2_push{short}_c32768{kept}"
+        assert _few(16385, 161, dtype) == _few(32768, 1024, dtype) == f"cluster2_push{short}_c32768"
         assert _few(32000, 1025, dtype) == _few(16385, None, dtype) == f"{tile}_c32768"
         assert _few(12000, 1025, dtype) == _few(8193, None, dtype) == f"{tile}_c16384"
         assert _few(8192, 1, dtype) == f"{tile}_c8192"
     for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
         assert _few(32000, 64, dtype) == f"cluster_push_{short}_c65536_keep"
-        assert _few(32000, 65, dtype) == f"cluster2_push_{short}_c32768"
+        assert _few(32000, 65, dtype) == _few(32000, 160, dtype) == f"cluster2_push_{short}_c32768_keep"
+        assert _few(32000, 161, dtype) == f"cluster2_push_{short}_c32768"
     assert _few(32000, 64) == "cluster_push_c65536"
     # tile_4096_threads_latency.jsonl: fp32 rows of 2049-4096 on 256 threads of 16 up to 16384 rows
     assert _few(4096, 1) == _few(3000, 256) == _few(4096, 16384) == "onepass_vec4_c4096_b256"
