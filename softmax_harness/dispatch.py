@@ -630,12 +630,16 @@ KEPT = {**_kept("_f16"), **_kept("_bf16")}
 #: against 95.10; bf16 8 / 256 / 1024 rows of 12000 5.28 / 9.09 / 21.34 against 6.18 / 10.35 /
 #: 22.27, 256 of 8193 8.51 against 10.40: cluster_pair_16384_latency_h100.jsonl); at ~1 GiB level
 #: or ahead, 0.994-0.998 of a copy against 0.957-1.000, bf16 8193 0.950 against 0.782
-#: (cluster_pair_16384_bw_h100.json). Up to 160 of those 16-bit rows of 16385-32768 take the
-#: cluster of 2 whose tiles keep their exponentials as floats (``cluster2_push_*_c32768_keep``),
-#: ahead of the packed pair there and behind it past (cold L2, H100, one call, medians of five;
-#: cluster2_keep_h100.jsonl: bf16 65 / 96 / 128 / 160 rows of 32000 in 8.06 / 9.41 / 10.19 / 12.11
-#: µs against 8.19 / 10.00 / 10.66 / 12.38, fp16 96 / 128 / 160 rows 9.52 / 10.10 / 12.10 against
-#: 9.97 / 10.53 / 12.29; 176 / 192 / 256 rows 12.83 / 13.42 / 16.80 against 12.69 / 12.96 / 15.58).
+#: (cluster_pair_16384_bw_h100.json). Up to 128 of those 16-bit rows of 16385-32768, and up to 160
+#: from 24576 columns, take the cluster of 2 whose tiles keep their exponentials as floats
+#: (``cluster2_push_*_c32768_keep``), ahead of the packed pair there (cold L2, H100, medians of
+#: five; cluster2_keep_h100.jsonl: bf16 65 / 96 / 128 / 160 rows of 32000 in 8.06 / 9.41 / 10.19 /
+#: 12.11 µs against 8.19 / 10.00 / 10.66 / 12.38, fp16 96 / 128 / 160 rows 9.52 / 10.10 / 12.10
+#: against 9.97 / 10.53 / 12.29; behind at 176 / 192 / 256 rows, 12.83 / 13.42 / 16.80 against
+#: 12.69 / 12.96 / 15.58); a second call, bf16 (cluster2_keep_lengths_h100.jsonl): 1 / 8 / 128
+#: rows of 16385 in 5.28 / 5.73 / 8.13 against 5.50 / 5.98 / 8.58, of 28672 5.70 / 5.94 / 9.57
+#: against 5.92 / 6.14 / 10.02, level at 64 rows; 160 rows of 16385 and 20000 behind (10.77 and
+#: 10.54 against 9.63 and 10.26), of 24576 and 28672 level (10.82 and 11.76 against 10.90 and 11.92).
 SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
                                  (2049, 4096, 16384, "onepass_vec4_c4096_b256"),
                                  (8193, 16384, 1024, "cluster2_push_c16384"),
@@ -643,7 +647,8 @@ SMALL_BATCH_TILES = {"float32": ((876, 1024, 16384, "onepass_vec4_c1024_b64"),
                      **{name: ((800, 1024, 1024, f"onepass_{short}_c1024_b128"),
                                (960, 1024, 4096, f"onepass_{short}_c1024_b64"),
                                (8193, 16384, 1024, f"cluster2_push_{short}_c16384"),
-                               (16385, 32768, 160, f"cluster2_push_{short}_c32768_keep"),
+                               (24576, 32768, 160, f"cluster2_push_{short}_c32768_keep"),
+                               (16385, 32768, 128, f"cluster2_push_{short}_c32768_keep"),
                                (16385, 32768, 1024, f"cluster2_push_{short}_c32768"))
                         for name, short in (("float16", "f16"), ("bfloat16", "bf16"))}}
 _SMALL_BATCH = [entry for tiles in SMALL_BATCH_TILES.values() for entry in tiles]

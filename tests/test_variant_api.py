@@ -608,16 +608,17 @@ def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
     # up to 1024 rows on a cluster of 2 blocks, but rows of 32000 or more up to 32 rows in 16 bits,
     # 64 in fp32, on the cluster of 8 sized 65536 (short_few_rows_boundary_h100.jsonl,
     # cluster_pair_16384_rows_h100.jsonl)
-    # (16 bits up to 160 rows of 16385-32768 on the pair that keeps its exponentials:
-    # cluster2_keep_h100.jsonl)
+    # (16 bits up to 128 rows of 16385-32768, 160 from 24576 columns, on the pair that keeps its
+    # exponentials: cluster2_keep_h100.jsonl, cluster2_keep_lengths_h100.jsonl)
     for dtype, short in (("float32", ""), ("bfloat16", "_bf16"), ("float16", "_f16")):
         tile = "onepass_vec4" if dtype == "float32" else f"onepass{short}"
         kept = "" if dtype == "float32" else "_keep"
         assert _few(8193, 1, dtype) == _few(12000, 256, dtype) == _few(16384, 1024, dtype) == \
             f"cluster2_push{short}_c16384"
-        assert _few(16385, 1, dtype) == _few(20000, 64, dtype) == _few(32768, 160, dtype) == \
-            f"cluster2_push{short}_c32768{kept}"
-        assert _few(16385, 161, dtype) == _few(32768, 1024, dtype) == f"cluster2_push{short}_c32768"
+        assert _few(16385, 1, dtype) == _few(20000, 128, dtype) == _few(24576, 160, dtype) == \
+            _few(32768, 160, dtype) == f"cluster2_push{short}_c32768{kept}"
+        assert _few(16385, 129, dtype) == _few(24575, 160, dtype) == _few(24576, 161, dtype) == \
+            _few(32768, 1024, dtype) == f"cluster2_push{short}_c32768"
         assert _few(32000, 1025, dtype) == _few(16385, None, dtype) == f"{tile}_c32768"
         assert _few(12000, 1025, dtype) == _few(8193, None, dtype) == f"{tile}_c16384"
         assert _few(8192, 1, dtype) == f"{tile}_c8192"
