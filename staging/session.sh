@@ -6,7 +6,8 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen),
+# the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
+# Compute's counters of ours and Quack's at the shapes where Quack leads (versus),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -82,6 +83,27 @@ gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
   timeout 200 tools/latency-spread "$r/keep_lengths.jsonl" cluster2_push_bf16_c32768 cluster2_push_bf16_c32768_keep \
     --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/keep_lengths.txt" 2>&1
   echo "keeplen rc $?"; pack; }
+# Issues 24 and 25's shapes behind Quack in runs 0063-0067 (bf16 1 x 262144 by 3-4%, fp32 8 x
+# 151936 by 1-5%): Nsight Compute's counters of one launch of ours and one of Quack's each, the
+# caches flushed, the sixth call (in an NVTX range), the peers unpacked (versus, ~2 minutes).
+[[ $steps == *" versus "* ]] && for v in bfloat16:1:262144 float32:8:151936; do
+  IFS=: read -r dtype n c <<< "$v"
+  for who in harness-cupy quack; do
+    timeout 120 ncu --clock-control none --cache-control all --nvtx --nvtx-include "prof/" --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+      --section InstructionStats python3 -c "
+import torch
+from softmax_harness import gpu, latency
+fn = latency.contender('$who', ($n, $c), '$dtype')
+for _ in range(5):
+    fn()
+gpu.synchronize()
+torch.cuda.nvtx.range_push('prof')
+fn()
+torch.cuda.nvtx.range_pop()
+gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
+    echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
