@@ -106,13 +106,13 @@ torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
 # The staged clusters of fewer threads for the two shapes where Quack leads (threads): fp32 rows
-# of 131073-155648 on 8 blocks of 256 threads of 76 or 304 of 64 (kernels/' 608 of 32), bf16 rows
+# of 131073-155648 on 8 blocks of 256 threads of 76 (kernels/' 608 of 32), bf16 rows
 # of 262144 on the kept cluster of 16 of 512 threads of 32 (kernels/' 256 of 64), round after
 # round beside kernels/' own and the dispatcher (~1 minute).
 [[ $steps == *" threads "* ]] && {
   shapes=(); for s in 1x151936 4x151936 8x151936 8x135000 16x151936; do shapes+=(--shape "$s"); done
   timeout 150 tools/latency-spread "$r/threads_fp32.jsonl" cluster_push_c155648 \
-    cluster_push_c155648_b256@staging/kernels cluster_push_c155648_b304@staging/kernels \
+    cluster_push_c155648_b256@staging/kernels \
     "${shapes[@]}" --who harness-cupy > "$r/threads_fp32.txt" 2>&1
   echo "threads fp32 rc $?"; pack
   shapes=(); for s in 1x262144 1x200000 4x262144 16x262144; do shapes+=(--shape "$s"); done

@@ -106,7 +106,6 @@
 // @variant name=cluster2_push_f16_c32768_keep kernel=cluster2_push_f16_c32768_keep algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster2_push_bf16_c32768_keep kernel=cluster2_push_bf16_c32768_keep algorithm=online geometry=cluster-per-row threads=512 cluster=2 max_cols=32768 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 // @variant name=cluster_push_c155648_b256 kernel=cluster_push_c155648_b256 algorithm=online geometry=cluster-per-row threads=256 cluster=8 max_cols=155648 min_sm=90 fast_math=true exp=ex2
-// @variant name=cluster_push_c155648_b304 kernel=cluster_push_c155648_b304 algorithm=online geometry=cluster-per-row threads=304 cluster=8 max_cols=155648 min_sm=90 fast_math=true exp=ex2
 // @variant name=cluster16_push_f16_c262144_keep kernel=cluster16_push_f16_c262144_keep algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=float16 fast_math=true exp=ex2
 // @variant name=cluster16_push_bf16_c262144_keep kernel=cluster16_push_bf16_c262144_keep algorithm=online geometry=cluster-per-row threads=512 cluster=16 max_cols=262144 min_sm=90 dtypes=bfloat16 fast_math=true exp=ex2
 #include "softmax.cuh"
@@ -165,7 +164,6 @@ PUSH_KERNEL(cluster_push_c131072, float, 512, 32)
 PUSH_KERNEL(cluster_push_c155648, float, 608, 32)
 // Fewer threads holding more of the row (a few rows: fewer warps to merge across the cluster).
 PUSH_KERNEL(cluster_push_c155648_b256, float, 256, 76)
-PUSH_KERNEL(cluster_push_c155648_b304, float, 304, 64)
 PUSH_KERNEL(cluster_push_c163840, float, 640, 32)
 PUSH_KERNEL(cluster_push_c262144, float, 512, 64)
 PUSH_KERNEL(cluster_push_f16_c65536, sh::half_t, 256, 32)
