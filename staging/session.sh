@@ -7,8 +7,7 @@
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
 # the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
-# Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the staged
-# clusters of fewer threads there (threads),
+# Compute's counters of ours and Quack's at the shapes where Quack leads (versus),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -105,21 +104,6 @@ fn()
 torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
-# The staged clusters of fewer threads for the two shapes where Quack leads (threads): fp32 rows
-# of 131073-155648 on 8 blocks of 256 threads of 76 (kernels/' 608 of 32), bf16 rows
-# of 262144 on the kept cluster of 16 of 512 threads of 32 (kernels/' 256 of 64), round after
-# round beside kernels/' own and the dispatcher (~1 minute).
-[[ $steps == *" threads "* ]] && {
-  shapes=(); for s in 1x151936 4x151936 8x151936 8x135000 16x151936; do shapes+=(--shape "$s"); done
-  timeout 150 tools/latency-spread "$r/threads_fp32.jsonl" cluster_push_c155648 \
-    cluster_push_c155648_b256@staging/kernels \
-    "${shapes[@]}" --who harness-cupy > "$r/threads_fp32.txt" 2>&1
-  echo "threads fp32 rc $?"; pack
-  shapes=(); for s in 1x262144 1x200000 4x262144 16x262144; do shapes+=(--shape "$s"); done
-  timeout 150 tools/latency-spread "$r/threads_bf16.jsonl" cluster16_push_bf16_c262144_b256_keep \
-    cluster16_push_bf16_c262144_keep@staging/kernels --dtype bfloat16 "${shapes[@]}" --who harness-cupy \
-    > "$r/threads_bf16.txt" 2>&1
-  echo "threads bf16 rc $?"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
