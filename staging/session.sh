@@ -7,7 +7,8 @@
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
 # the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
-# Compute's counters of ours and Quack's at the shapes where Quack leads (versus),
+# Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
+# clusters of 16 at 2-15 rows of 262144 (rows16),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -104,6 +105,14 @@ fn()
 torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
+# The kept 16-bit clusters of 16 sized 262144 beside the kept 8 blocks the dispatcher gives 2-15
+# rows of 188416-262144 (4 rows of 262144: 7.78 µs against 8.26 in cluster_threads_h100.jsonl),
+# round after round, the dispatcher beside (rows16, ~1 minute).
+[[ $steps == *" rows16 "* ]] && {
+  shapes=(); for c in 200000 262144; do for n in 2 3 4 6 8 12 15; do shapes+=(--shape "${n}x$c"); done; done
+  timeout 200 tools/latency-spread "$r/rows16.jsonl" cluster16_push_bf16_c262144_b256_keep \
+    cluster_push_bf16_c262144_keep --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/rows16.txt" 2>&1
+  echo "rows16 rc $?"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
