@@ -8,7 +8,7 @@
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
 # the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
 # Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
-# clusters of 16 at 2-15 rows of 262144 (rows16),
+# clusters of 16 at 2-15 rows of 262144 (rows16), the one-exponential merge's trial (merge),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -113,6 +113,12 @@ gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
   timeout 200 tools/latency-spread "$r/rows16.jsonl" cluster16_push_bf16_c262144_b256_keep \
     cluster_push_bf16_c262144_keep --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/rows16.txt" 2>&1
   echo "rows16 rc $?"; pack; }
+# The one-exponential merge (a trial diff onto include/state.cuh, staging/trial/merge_one_exp.diff):
+# its measurements first (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked
+# for Quack beside), then, where it leads, its tests over the moved variants (merge).
+[[ $steps == *" merge "* ]] && {
+  DEADLINE=${MERGE_DEADLINE:-5} timeout 480 bash staging/trial/check.sh merge_one_exp "$r/mg" > "$r/merge.txt" 2>&1
+  echo "merge rc $?"; tail -3 "$r/merge.txt"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
