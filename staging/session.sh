@@ -8,7 +8,8 @@
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
 # the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
 # Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
-# clusters of 16 at 2-15 rows of 262144 (rows16), the one-exponential merge's trial (merge),
+# clusters of 16 at 2-15 rows of 262144 (rows16), the one-exponential merge's trial (merge), the
+# one-warp exchange's (exchange),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
 # gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
@@ -119,6 +120,11 @@ gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
 [[ $steps == *" merge "* ]] && {
   DEADLINE=${MERGE_DEADLINE:-5} timeout 480 bash staging/trial/check.sh merge_one_exp "$r/mg" > "$r/merge.txt" 2>&1
   echo "merge rc $?"; tail -3 "$r/merge.txt"; pack; }
+# The one-warp exchange of the cluster kernels (staging/trial/exchange_one_warp.diff onto
+# include/cluster_push.cuh), measured the same way (EXCHANGE_DEADLINE=5; exchange, ~3 minutes).
+[[ $steps == *" exchange "* ]] && {
+  DEADLINE=${EXCHANGE_DEADLINE:-5} timeout 480 bash staging/trial/check.sh exchange_one_warp "$r/ex" > "$r/exchange.txt" 2>&1
+  echo "exchange rc $?"; tail -3 "$r/exchange.txt"; pack; }
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
