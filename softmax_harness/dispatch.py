@@ -338,12 +338,12 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 _PUSH_MISALIGNED = {"scaled_bias": {s: ((59001, 65536), (72703, 73728)) for s in ("_f16", "_bf16")}}
 
 
-def _shifted_room(size: int, suffix: str, cluster: int = 8) -> int:
-    """The longest misaligned row a cluster kernel sized ``size`` still reads in whole 16-byte
-    vectors: each block's slice (rounded up to whole vectors) plus the row's shift (up to a vector
-    less one element) within its tile of size / cluster elements."""
+def _shifted_room(size: int, suffix: str) -> int:
+    """The longest misaligned row a cluster kernel of 8 blocks sized ``size`` still reads in whole
+    16-byte vectors: each block's slice (rounded up to whole vectors) plus the row's shift (up to a
+    vector less one element) within its tile of size / 8 elements."""
     vector = 16 // (4 if suffix == "" else 2)
-    return size - cluster * vector
+    return size - 8 * vector
 
 
 #: Row lengths whose aligned rows (first input) take another tile of an op than the
@@ -449,9 +449,10 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
     if not aligned:
         family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
         for first, size in _PUSH_MISALIGNED.get(family, {}).get(suffix, ()):
-            v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
-            if first <= n_cols <= _shifted_room(size, suffix) and _usable(v, device_id):
-                return v
+            if first <= n_cols <= _shifted_room(size, suffix):
+                v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
+                if _usable(v, device_id):
+                    return v
     entries = OP_TABLES[op].get(fmt.name, ())
     rooms = [limit for limit, _ in entries] if aligned else _MISALIGNED[op][fmt.name]
     for (_, name), limit in zip(entries, rooms, strict=True):
@@ -599,10 +600,11 @@ def _kept(short: str) -> dict[str, tuple[str, int]]:
 KEPT = {**_kept("_f16"), **_kept("_bf16")}
 
 #: Short rows of a small batch that take another tile of their size than :data:`_BEFORE`'s: type
-#: -> ((shortest row, longest row, most rows, variant), ...). fp32 rows of 876-1024 take the 64
-#: threads of 16 floats up to 16384 rows, where the 128 threads of 8 trail (cold L2, H100, two
-#: calls: 4096 x 1024 in 14.5 µs against 15.9 and 15.7, 4096 x 900 13.7 against 14.6, 16384 x 1024
-#: 48.6 against 49.2; level at 256 and 1024 rows: reports/measurements/tile_1024_rows.jsonl,
+#: -> ((shortest row, longest row, most rows, variant), ...), the first that holds a shape taken.
+#: fp32 rows of 876-1024 take the 64 threads of 16 floats up to 16384 rows, where the 128 threads
+#: of 8 trail (cold L2, H100, two calls: 4096 x 1024 in 14.5 µs against 15.9 and 15.7, 4096 x 900
+#: 13.7 against 14.6, 16384 x 1024 48.6 against 49.2; level at 256 and 1024 rows:
+#: reports/measurements/tile_1024_rows.jsonl,
 #: short_rows_latency.jsonl), and from 65536 rows on the 128 threads are level or ahead (262144 x
 #: 1024: 712.5 against 714.4 µs; ~1 GiB on the H200 0.985-1.000 of a copy against 0.964-0.996 at
 #: 900-1024, shapes_1024_16384_ab.json). fp32 rows of 2049-4096 take the 256 threads of 16 floats

@@ -6,8 +6,7 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# the 16-bit clusters of 2 that keep their exponentials at other lengths (keeplen), Nsight
-# Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
+# Nsight Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
 # clusters of 16 at 2-15 rows of 262144 (rows16), the one-exponential merge's trial (merge), the
 # one-warp exchange's (exchange),
 # the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
@@ -41,9 +40,11 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
   timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; pack; }
-[[ $steps == *" tiles "* ]] && {
-  DEADLINE=${TILES_DEADLINE:-280} timeout 580 bash staging/trial/check.sh tile_registers "$r/tr" > "$r/tiles.txt" 2>&1
-  echo "tiles rc $?"; tail -2 "$r/tr/suite.txt" 2>/dev/null; pack; }
+# a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
+trial() {
+  DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
+  echo "$1 rc $?"; tail -2 "$r/$1/suite.txt" 2>/dev/null; pack; }
+[[ $steps == *" tiles "* ]] && trial tiles tile_registers "${TILES_DEADLINE:-280}" 580
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
@@ -76,15 +77,6 @@ for _ in range(6):
     fn()
 gpu.synchronize()" > "$r/profile_8x4096_$who.txt" 2>&1
     echo "profile 8x4096 $who rc $?"; pack; done; }
-# The 16-bit clusters of 2 sized 32768 whose tiles keep their exponentials (cluster2_push_*_keep,
-# which the dispatcher gives up to 160 16-bit rows of 16385-32768: measured at 32000 alone,
-# reports/measurements/cluster2_keep_h100.jsonl): beside the packed pair at shorter rows and
-# fewer rows, round after round, dispatched beside (keeplen, ~1 minute).
-[[ $steps == *" keeplen "* ]] && {
-  shapes=(); for c in 16385 20000 24576 28672; do for n in 1 8 64 128 160; do shapes+=(--shape "${n}x$c"); done; done
-  timeout 200 tools/latency-spread "$r/keep_lengths.jsonl" cluster2_push_bf16_c32768 cluster2_push_bf16_c32768_keep \
-    --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/keep_lengths.txt" 2>&1
-  echo "keeplen rc $?"; pack; }
 # Issues 24 and 25's shapes behind Quack in runs 0063-0067 (bf16 1 x 262144 by 3-4%, fp32 8 x
 # 151936 by 1-5%): Nsight Compute's counters of one launch of ours and one of Quack's each, the
 # caches flushed, the sixth call (in an NVTX range), the peers unpacked (versus, ~2 minutes).
@@ -117,14 +109,10 @@ gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
 # The one-exponential merge (a trial diff onto include/state.cuh, staging/trial/merge_one_exp.diff):
 # its measurements first (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked
 # for Quack beside), then, where it leads, its tests over the moved variants (merge).
-[[ $steps == *" merge "* ]] && {
-  DEADLINE=${MERGE_DEADLINE:-5} timeout 480 bash staging/trial/check.sh merge_one_exp "$r/mg" > "$r/merge.txt" 2>&1
-  echo "merge rc $?"; tail -3 "$r/merge.txt"; pack; }
+[[ $steps == *" merge "* ]] && trial merge merge_one_exp "${MERGE_DEADLINE:-5}" 480
 # The one-warp exchange of the cluster kernels (staging/trial/exchange_one_warp.diff onto
 # include/cluster_push.cuh), measured the same way (EXCHANGE_DEADLINE=5; exchange, ~3 minutes).
-[[ $steps == *" exchange "* ]] && {
-  DEADLINE=${EXCHANGE_DEADLINE:-5} timeout 480 bash staging/trial/check.sh exchange_one_warp "$r/ex" > "$r/exchange.txt" 2>&1
-  echo "exchange rc $?"; tail -3 "$r/exchange.txt"; pack; }
+[[ $steps == *" exchange "* ]] && trial exchange exchange_one_warp "${EXCHANGE_DEADLINE:-5}" 480
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
