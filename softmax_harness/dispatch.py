@@ -574,9 +574,14 @@ SHORT_FEW_ROWS = {"float32": 64, "float16": 64, "bfloat16": 64}
 #: and the sizes 163840 and 262144 on 256 threads ahead from 1 and 16 rows (bf16 151936 at 64 / 256
 #: rows 17.8 / 56.6 against the 8 blocks' 19.1 / 57.9; 262144 27.6 / 93.5 against 30.1 / 95.9;
 #: behind at 8 rows of 262144, 9.62 against 9.44).
+#: 16 bits at 2-6 rows of 188416-262144 too, the kept 16 blocks beside the kept 8, round after round
+#: (rows16_h100.jsonl, H100, bf16 at 200000 and 262144): 6.18-8.11 µs against 7.17-8.78 (4 x 262144:
+#: 7.46 against 8.42); behind at 8 and 15 rows (9.33 and 12.21 against 9.20 and 11.44), whose 128
+#: and 240 blocks pass the 112 multiprocessors that clusters of 16 can hold (active_clusters.jsonl).
 CLUSTER16_ROWS = {"float32": ((114688, 131072, 16, 256), (151936, 163840, 16, 256),
                               (229376, 262144, 16, 256)),
-                  **{name: ((110592, 131072, 2, 256), (143360, 163840, 2, 256), (188416, 262144, 16, 256))
+                  **{name: ((110592, 131072, 2, 256), (143360, 163840, 2, 256), (188416, 262144, 2, 6),
+                            (188416, 262144, 16, 256))
                      for name in ("float16", "bfloat16")}}
 #: 16-bit kernels for a few rows whose tiles keep their exponentials as floats from the fold to the
 #: store (``*_keep``, kernels/online_cluster_push.cu), one a held element where the packed tiles

@@ -6,11 +6,9 @@
 # .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
 # (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
 # the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# Nsight Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the kept
-# clusters of 16 at 2-15 rows of 262144 (rows16), the one-exponential merge's trial (merge), the
-# one-warp exchange's (exchange),
-# the sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default
-# gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
+# Nsight Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the
+# one-exponential merge's trial measured (merge), the sweeps (ops, small, long) and ncu's counters
+# (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
 # while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
@@ -98,21 +96,10 @@ fn()
 torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
-# The kept 16-bit clusters of 16 sized 262144 beside the kept 8 blocks the dispatcher gives 2-15
-# rows of 188416-262144 (4 rows of 262144: 7.78 µs against 8.26 in cluster_threads_h100.jsonl),
-# round after round, the dispatcher beside (rows16, ~1 minute).
-[[ $steps == *" rows16 "* ]] && {
-  shapes=(); for c in 200000 262144; do for n in 2 3 4 6 8 12 15; do shapes+=(--shape "${n}x$c"); done; done
-  timeout 200 tools/latency-spread "$r/rows16.jsonl" cluster16_push_bf16_c262144_b256_keep \
-    cluster_push_bf16_c262144_keep --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/rows16.txt" 2>&1
-  echo "rows16 rc $?"; pack; }
 # The one-exponential merge (a trial diff onto include/state.cuh, staging/trial/merge_one_exp.diff):
-# its measurements first (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked
-# for Quack beside), then, where it leads, its tests over the moved variants (merge).
+# its measurements (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked for
+# Quack beside), ahead or level everywhere on an H100 (merge_one_exp_h100.jsonl): on an H200 (merge).
 [[ $steps == *" merge "* ]] && trial merge merge_one_exp "${MERGE_DEADLINE:-5}" 480
-# The one-warp exchange of the cluster kernels (staging/trial/exchange_one_warp.diff onto
-# include/cluster_push.cuh), measured the same way (EXCHANGE_DEADLINE=5; exchange, ~3 minutes).
-[[ $steps == *" exchange "* ]] && trial exchange exchange_one_warp "${EXCHANGE_DEADLINE:-5}" 480
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).

@@ -548,6 +548,12 @@ def test_more_rows_go_over_16_blocks_where_those_measured_faster():
     assert _few(262144, 33, "bfloat16") == _few(262144, 256, "bfloat16") == "cluster16_push_bf16_c262144_b256"
     assert _few(262144, 16, "bfloat16") == "cluster16_push_bf16_c262144_b256_keep"
     assert _few(262144, 8, "bfloat16") == "cluster_push_bf16_c262144_keep"  # the 8 blocks ahead at 8 rows
+    # and 2-6 rows of 188416-262144 (rows16_h100.jsonl), where 7 and 8 rows keep the 8 blocks
+    for dtype, short in (("bfloat16", "bf16"), ("float16", "f16")):
+        assert _few(188416, 2, dtype) == _few(200000, 4, dtype) == _few(262144, 6, dtype) == \
+            f"cluster16_push_{short}_c262144_b256_keep"
+        assert _few(262144, 7, dtype) == _few(200000, 8, dtype) == f"cluster_push_{short}_c262144_keep"
+        assert _few(188415, 4, dtype) == f"cluster_push_{short}_c262144_keep"
     assert _few(262144, 257, "bfloat16") == "cluster_push_bf16_c262144"  # level on many rows
     # a misaligned row with no room for its shift in the size takes the 8 blocks' larger one
     assert _few(163840, 8, "bfloat16", aligned=False) == "cluster_push_bf16_c262144_keep"
