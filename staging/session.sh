@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The next session's GPU work in device calls (staging/README.md), each step under its own limit
-# so that what ran comes back: the GPU suite --since over the changes since reports/gpu.json
-# (gpu), staging/measure.sh with tools/active-clusters (measure: the H200's same-call check of the
-# dispatcher's choices, Quack beside where the peers' wheels are unpacked: one part carried a call,
-# .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op tiles' registers trial
-# (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests out and measures),
-# the staged kernels' tests (staged), issue 24's shapes behind timed round after round (spread),
-# Nsight Compute's counters of ours and Quack's at the shapes where Quack leads (versus), the
-# one-exponential merge's trial measured (merge), the sweeps (ops, small, long) and ncu's counters
-# (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls
-# while the machine is warm.
+# The next session's GPU work in device calls (staging/README.md), each step under its own limit so
+# that what ran comes back: the GPU suite --since over the changes since reports/gpu.json (gpu; in
+# two halves, shard1 and shard2), staging/measure.sh with tools/active-clusters (measure: the H200's
+# same-call check of the dispatcher's choices, Quack beside where the peers' wheels are unpacked:
+# one part carried a call, .whl/a, .whl/b, .whl/c, the last call of the set unpacking them), the op
+# tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests
+# out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed round after
+# round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
+# (versus), the one-exponential merge's trial measured (merge), the sweeps (ops, small, long) and
+# ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
+# measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -33,6 +33,15 @@ suite() {
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
 [[ $steps == *" gpu "* ]] && { PYTHONPATH=. suite; pack; }
+# The same in two halves, a warm call each (shard1, then shard2), for a change that moves many
+# variants' SASS (the one-exponential merge's 160: ~5100 s of test time): joined here by
+# `tools/gpu-check --merge gpu_1.json gpu_2.json --out reports/gpu.json`.
+for k in 1 2; do
+  [[ $steps == *" shard$k "* ]] && {
+    PYTHONPATH=. timeout 540 tools/gpu-check --since reports/gpu.json --shard "$k/2" --workers 15 --sanitize \
+      --same-sass reports/same_sass.json --out "$r/gpu_$k.json" --log "$r/gpu_$k.log" > "$r/gpu_$k.txt" 2>&1
+    echo "gpu-check shard $k rc $?"; tail -1 "$r/gpu_$k.txt"; pack; }
+done
 export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" measure "* ]] && {
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
