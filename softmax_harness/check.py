@@ -28,17 +28,19 @@ from .targets import Targets, here, resolve
 from .verdicts import verdicts
 
 
-def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path, str]]]:
+def compile_offline(files: list[Path], report=None) -> tuple[list[str], bool, set[tuple[Path, str]]]:
     """Lines of registers, spills and the blocks a multiprocessor holds for them for each kernel
     of ``files`` on sm_80 and sm_90, and of each variant whose kernel takes other parameters than
     its header passes; whether all compiled without spills and agree; the (file, name) of each
     variant that does not agree, which no launch may take (the driver would read past what it is
-    given)."""
+    given). ``report(line)``, where given, has each file's lines as soon as they are known: the
+    bundled kernels take minutes of NVRTC."""
     from .compiler import KernelCompileError, resources
     from .compiler import compile_offline as nvrtc
 
     lines, ok, unfit = [], True, set()
     for path in files:
+        done = len(lines)
         specs = parse_file(path)
         threads = {spec.kernel: spec.threads for spec in specs}
         for arch in ("sm_80", "sm_90"):
@@ -65,6 +67,8 @@ def compile_offline(files: list[Path]) -> tuple[list[str], bool, set[tuple[Path,
                         lines.append(f"  {here(path)} {spec.name}: {why}")
                         unfit.add((path.resolve(), spec.name))
                         ok = False
+        for line in lines[done:] if report else ():
+            report(line)
     return lines, ok, unfit
 
 
@@ -123,8 +127,14 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     ok = True
     if found.files:
         try:
-            lines, compiled, unfit = compile_offline(found.files)
-            print("offline compile (NVRTC, CuPy's options):", *lines, sep="\n")
+            head = [f"offline compile (NVRTC, CuPy's options) of {len(found.files)} file"
+                    f"{'s' if len(found.files) != 1 else ''}:"]  # once NVRTC is known to be there
+
+            def report(line):
+                print(*head, line, sep="\n", flush=True)
+                head.clear()
+
+            lines, compiled, unfit = compile_offline(found.files, report=report)
             summary["offline_compile"] = {"ok": compiled, "lines": [line.strip() for line in lines]}
             ok &= compiled
             if unfit:  # a launch would hand them what they do not take

@@ -187,7 +187,31 @@ def test_a_kernel_that_does_not_compile_or_is_not_in_its_file_is_named_and_a_pas
     bare = subprocess.run([sys.executable, "-m", "softmax_harness", "check", "kernels/reversed.cu"],
                           cwd=where, env=env, capture_output=True, text=True, timeout=600)
     assert bare.returncode == 2 and "offline compile skipped: it needs cuda-bindings" in bare.stdout
+    assert "offline compile (NVRTC" not in bare.stdout  # no heading for what never ran
     assert bare.stdout.endswith("nothing was checked (above: what it needs)\n"), bare.stdout
+
+
+def test_the_offline_compile_reports_each_file_as_it_is_compiled(tmp_path, monkeypatch):
+    """The bundled kernels take minutes of NVRTC: each file's lines reach ``report`` when that file
+    is done, before the next one compiles, and are the lines returned."""
+    pytest.importorskip("cuda.bindings.nvrtc", reason="the offline compile needs cuda-bindings")
+    from softmax_harness import check as command
+    from softmax_harness import compiler
+
+    where = project(tmp_path)
+    (where / "kernels" / "second.cu").write_text(KERNEL.replace("reversed", "second"))
+    reported, compiles = [], []
+    nvrtc = compiler.compile_offline
+
+    def watched(path, *args):  # how many lines were reported when each compile began
+        compiles.append((path.name, len(reported)))
+        return nvrtc(path, *args)
+
+    monkeypatch.setattr(compiler, "compile_offline", watched)
+    files = [where / "kernels" / "reversed.cu", where / "kernels" / "second.cu"]
+    lines, ok, unfit = command.compile_offline(files, report=reported.append)
+    assert ok and not unfit and reported == lines and len(lines) == 4  # a kernel a file, sm_80 and sm_90
+    assert compiles == [("reversed.cu", 0), ("reversed.cu", 0), ("second.cu", 2), ("second.cu", 2)]
 
 
 def test_a_callable_that_runs_on_a_gpu_alone_is_not_run_without_one_as_a_kernel_is_not(tmp_path):
