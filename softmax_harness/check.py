@@ -67,8 +67,9 @@ def compile_offline(files: list[Path], report=None) -> tuple[list[str], bool, se
                         lines.append(f"  {here(path)} {spec.name}: {why}")
                         unfit.add((path.resolve(), spec.name))
                         ok = False
-        for line in lines[done:] if report else ():
-            report(line)
+        if report:
+            for line in lines[done:]:
+                report(line)
     return lines, ok, unfit
 
 
