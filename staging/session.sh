@@ -105,6 +105,10 @@ fn()
 torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
+# The one-exponential merge (a trial diff onto include/state.cuh, staging/trial/merge_one_exp.diff):
+# its measurements (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked for
+# Quack beside), ahead or level everywhere on an H100 (merge_one_exp_h100.jsonl): on an H200 (merge).
+[[ $steps == *" merge "* ]] && trial merge merge_one_exp "${MERGE_DEADLINE:-5}" 480
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
