@@ -7,7 +7,8 @@
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests
 # out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed round after
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
-# (versus), the one-exponential merge's trial measured (merge), the sweeps (ops, small, long) and
+# (versus), the one-exponential merge's trial measured (merge), the op cells below 0.90 on the
+# H200 against every kernel of their op (gaps), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -47,6 +48,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
   timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; pack; }
+# The op cells below 0.90 of a copy on the H200 in run 0068, every kernel of their op beside the
+# dispatched one (staging/gaps.sh, ~3 minutes; no peers)
+[[ $steps == *" gaps "* ]] && {
+  timeout 420 bash staging/gaps.sh "$r/gaps" > "$r/gaps.txt" 2>&1; echo "gaps rc $?"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
