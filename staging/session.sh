@@ -8,7 +8,8 @@
 # out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed round after
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the one-exponential merge's trial measured (merge), the op cells below 0.90 on the
-# H200 against every kernel of their op (gaps), the sweeps (ops, small, long) and
+# H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
+# (rows16), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -48,10 +49,23 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 240 bash staging/measure.sh "$r/m" > "$r/measure.txt" 2>&1; echo "measure rc $?"
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
   timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; pack; }
-# The op cells below 0.90 of a copy on the H200 in run 0068, every kernel of their op beside the
-# dispatched one (staging/gaps.sh, ~3 minutes; no peers)
+# The op cells below 0.90 of a copy on the H200 in run 0068 and the forward's lengths below 0.97 in
+# run 0070, every kernel of their op beside the dispatched one (staging/gaps.sh, ~4 minutes; no peers)
 [[ $steps == *" gaps "* ]] && {
   timeout 420 bash staging/gaps.sh "$r/gaps" > "$r/gaps.txt" 2>&1; echo "gaps rc $?"; pack; }
+# The clusters of 16 beside the 8 blocks at the few rows where the H100 and the H200 disagree
+# (merge_one_exp_h200.jsonl: the 16 ahead at 8 rows of fp32 151936, 8.24 µs against 8.58, and of
+# bf16 262144, 8.48 against 8.62, where the H100 had the 8 ahead: rows16_h100.jsonl,
+# few_rows_cluster16_rows.jsonl), round after round, the dispatcher beside (rows16, ~2 minutes).
+[[ $steps == *" rows16 "* ]] && {
+  shapes=(); for c in 200000 262144; do for n in 2 4 6 8 10 12 15; do shapes+=(--shape "${n}x$c"); done; done
+  timeout 150 tools/latency-spread "$r/rows16_bf16.jsonl" cluster16_push_bf16_c262144_b256_keep \
+    cluster_push_bf16_c262144_keep --dtype bfloat16 "${shapes[@]}" --who harness-cupy > "$r/rows16_bf16.txt" 2>&1
+  echo "rows16 bf16 rc $?"; pack
+  shapes=(); for n in 4 6 8 10 12 15; do shapes+=(--shape "${n}x151936"); done
+  timeout 120 tools/latency-spread "$r/rows16_f32.jsonl" cluster16_push_c163840 cluster_push_c155648 \
+    "${shapes[@]}" --who harness-cupy > "$r/rows16_f32.txt" 2>&1
+  echo "rows16 fp32 rc $?"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
