@@ -203,6 +203,32 @@ def test_a_run_since_a_report_carries_the_moved_variants_whose_sass_the_answer_v
     assert carry.unchanged(earlier, refs, vouched) == []
 
 
+def test_a_run_since_a_report_says_what_it_will_run_and_an_answer_made_before_the_last_move(tmp_path, capsys):
+    from softmax_harness.run.cli import main
+
+    refs = _kernels(tmp_path)
+    k1, k2 = refs
+    digests = carry.variant_digests(refs)
+    earlier = _earlier(refs, {k1: "an older k1", k2: "an older k2"})
+    schema.write(earlier, tmp_path / "gpu.json")
+    since = ["--since", str(tmp_path / "gpu.json"), "--variant", k1, "--variant", k2]
+    main(since)
+    said = capsys.readouterr().out
+    assert "2 of 2 variants and known-bad kernels to run" in said and "no --same-sass" in said
+    # an answer for this tree: k2's machine code the same, k1's changed; it speaks for both
+    fresh = {**_answer(earlier, {k2: ("an older k2", digests[k2])}), "changed": {k1: "its SASS changed"}}
+    schema.write(fresh, tmp_path / "fresh.json")
+    main([*since, "--same-sass", str(tmp_path / "fresh.json"), "--shard", "1/2"])
+    said = capsys.readouterr().out
+    assert "1 of 2 variants and known-bad kernels to run, 1 of them in shard 1/2" in said
+    assert "does not speak for" not in said
+    # the answer of the change before: k2 vouched for as it was then, k1 not named
+    schema.write(_answer(earlier, {k2: ("an older k2", "k2 before its last edit")}), tmp_path / "stale.json")
+    main([*since, "--same-sass", str(tmp_path / "stale.json")])
+    said = capsys.readouterr().out
+    assert "2 of 2 variants" in said and "stale.json does not speak for 2 of them" in said
+
+
 def test_a_same_sass_answer_for_another_report_or_without_since_is_refused(tmp_path, capsys):
     from softmax_harness.run.cli import main
 

@@ -175,6 +175,17 @@ def vouched_by(same_sass: dict, earlier: dict, name: str) -> dict:
     return {ref: {"before": v["before"], "now": v["now"]} for ref, v in same_sass["same"].items()}
 
 
+def unspoken(same_sass: dict, earlier: dict, refs: list[str]) -> list[str]:
+    """Those of ``refs`` whose sources moved since ``earlier`` recorded them that ``same_sass``
+    neither vouches for as they are now nor names as changed: an answer made before they last
+    moved (for the change before this one, say), which carries none of them."""
+    recorded = earlier["variants_sha256"]
+    now = variant_digests([ref for ref in refs if ref in recorded])
+    named = same_sass.get("changed", {})
+    return [ref for ref, digest in now.items() if digest != recorded[ref]
+            and same_sass["same"].get(ref, {}).get("now") != digest and ref not in named]
+
+
 def carried(earlier: dict, correct: list[str], bad: list[str], tools) -> dict:
     """The parts of ``earlier`` that speak for the ``correct`` variants and ``bad`` kernels named:
     their tests, each sanitizer tool's result over them (``tools``: the tools run over the

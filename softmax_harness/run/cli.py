@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .. import catalog, gpu
 from . import schema
-from .orchestrate import Plan, run_suite, sanitize_all, select
+from .orchestrate import Plan, run_suite, sanitize_all, select, since_lines
 from .spread import run_spread, visible_gpus
 from .sweep import sweep, sweep_spread
 
@@ -119,6 +119,8 @@ def main(argv=None) -> int:
             raise ValueError(f"--groups-per-gpu spreads the suite over children; {one_child[0]} runs it "
                              "in one")
         names, bad = select(plan)  # an unknown name is an error before any GPU question
+        for line in since_lines(plan):
+            print(line, flush=True)
     except (OSError, ValueError, catalog.UnknownVariantError) as exc:  # OSError: a report not read
         print(f"gpu-check: {exc}", file=sys.stderr)
         return 2

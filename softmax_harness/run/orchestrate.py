@@ -61,6 +61,35 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
     return names, bad
 
 
+def since_lines(plan: Plan) -> list[str]:
+    """What ``--since`` leaves to run, said before anything runs: how many of the variants and
+    known-bad kernels named (every one by default) move, how many of those this shard takes, and
+    where the moved ones could be carried by their machine code but are not: no ``--same-sass``,
+    or an answer that does not speak for them (made before they last moved)."""
+    if not plan.since:
+        return []
+    earlier = _base(plan)
+    wanted = plan.variants or None
+    refs = [v.ref for kind in ("variant", "bad_variant") for v in catalog.select(kind, wanted)]
+    answer, vouched = _same_sass(plan, earlier)
+    same = set(carry.unchanged(earlier, refs, vouched))
+    moving = [ref for ref in refs if ref not in same]
+    here = sum(len(part) for part in select(plan))
+    lines = [f"gpu-check: since {plan.since.name}: {len(moving)} of {len(refs)} variants and known-bad "
+             f"kernels to run" + (f", {here} of them in shard {plan.shard}" if plan.shard else "")]
+    if answer is None:
+        if moving:
+            lines.append(f"gpu-check: no --same-sass: those whose sources moved run even where their machine "
+                         f"code did not (tools/sass-same {plan.since} REV says which)")
+    else:
+        silent = carry.unspoken(answer, earlier, moving)
+        if silent:
+            lines.append(f"gpu-check: {plan.same_sass.name} does not speak for {len(silent)} of them as they "
+                         f"are now (e.g. {silent[0]}): made before they last moved? Remake it from this "
+                         f"tree: tools/sass-same {plan.since} REV")
+    return lines
+
+
 def _base(plan: Plan) -> dict:
     """The report ``--since`` names, checked to be one to carry outcomes from."""
     if plan.rest_of:
