@@ -11,7 +11,7 @@
 # H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
 # (rows16), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
-# measure ~6, tiles ~9, ops ~4, profile ~2, spread ~2: calls while the machine is warm.
+# measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -146,11 +146,15 @@ bench() {
 # Counters of the 16-bit online split kernels, which ran 0.67-0.80 of a copy on the H200 (run
 # 0051; an H100 ran the fused forms' at 72-74% of its DRAM throughput, stalled 45% of the time on
 # their loads: STATUS): the stalls and the memory throughput of one launch each, the causal
-# form's (which reads less) beside.
+# form's (which reads less) beside; and the 16-bit mask and bias tiles sized 32768, alike in shape
+# (1024 threads, a block a multiprocessor, their loads in one round trip by the SASS's
+# scoreboards), which ran 0.69 and 0.98 of a copy on the H200 in run 0068 (0.92 and 0.98 on an H100).
 [[ $steps == *" profile "* ]] && for v in scaled_bias_online_split_bf16:scaled_softmax_bias:65535 \
     scaled_mask_online_split_bf16:scaled_softmax_mask:65535 \
     scaled_causal_online_split_bf16:scaled_softmax_causal:65535 \
-    log_softmax_backward_online_split_bf16:log_softmax_backward:65535; do
+    log_softmax_backward_online_split_bf16:log_softmax_backward:65535 \
+    scaled_mask_onepass_bf16_c32768:scaled_softmax_mask:32768 \
+    scaled_bias_onepass_bf16_c32768:scaled_softmax_bias:32768; do
   IFS=: read -r name op cols <<< "$v"
   timeout 120 ncu --clock-control none -k "regex:$name" --launch-skip 3 --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
