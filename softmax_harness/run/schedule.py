@@ -6,8 +6,7 @@ half hold the stall count (4 bits), the yield flag (1), the scoreboard its resul
 lands (3: a variable-latency instruction, a load; 7 for none), the one its operands' read sets
 (3), the scoreboards it waits on before it issues (a 6-bit mask) and the operand reuse flags (4).
 A load whose scoreboard is waited on before the next load issues costs a round trip to memory of
-its own; loads issued before any wait on them travel together. The 16-bit mask tiles were read
-so (``reports/STATUS.md``): their mask words issue before any wait on x's vectors.
+its own; loads issued before any wait on them travel together.
 """
 
 from __future__ import annotations
