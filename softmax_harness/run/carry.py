@@ -98,15 +98,22 @@ def variant_digests(refs: list[str], tree: Path | None = None) -> dict[str, str]
     ran in that copy of the repository (the refs it lacks left out)."""
     launch = launch_path_digest(tree)
     digests = {}
+    sources: dict[Path, list[Path]] = {}  # a kernel file's variants share its sources: read once
+    keyed: dict[Path, bytes] = {}
     for ref in refs:
         path = catalog.variant(ref).spec.path
         if tree:
             path = in_tree(path, tree)
             if not path.is_file():
                 continue
+        if path not in sources:
+            sources[path] = compiler.sources(path)
         h = hashlib.sha256(launch.encode())
-        for source in [*compiler.sources(path), *launcher_file(catalog.variant(ref).spec, path)]:
-            h.update(_key(source, tree).encode() + b"\0" + hashlib.sha256(source.read_bytes()).digest())
+        for source in [*sources[path], *launcher_file(catalog.variant(ref).spec, path)]:
+            if source not in keyed:
+                content = hashlib.sha256(source.read_bytes()).digest()
+                keyed[source] = _key(source, tree).encode() + b"\0" + content
+            h.update(keyed[source])
         digests[ref] = h.hexdigest()
     return digests
 
@@ -143,12 +150,15 @@ def check_base(earlier: dict, name: str) -> None:
         raise ValueError(f"--since {name}: a sanitizer result in it is not clean")
 
 
-def unchanged(earlier: dict, refs: list[str], vouched: dict | None = None) -> list[str]:
+def unchanged(earlier: dict, refs: list[str], vouched: dict | None = None,
+              now: dict | None = None) -> list[str]:
     """Those of ``refs`` whose digest is the one ``earlier`` recorded, or whose move from it to
-    their digest now ``vouched`` (:func:`vouched_by`) vouches for, and that it has tests of."""
+    their digest now ``vouched`` (:func:`vouched_by`) vouches for, and that it has tests of
+    (``now``: :func:`variant_digests` of ``refs`` where the caller has them)."""
     recorded, vouched = earlier["variants_sha256"], vouched or {}
-    same = {ref for ref, digest in variant_digests(refs).items() if recorded.get(ref) == digest
-            or vouched.get(ref) == {"before": recorded.get(ref), "now": digest}}
+    now = variant_digests(refs) if now is None else now
+    same = {ref for ref in refs if recorded.get(ref) == now[ref]
+            or vouched.get(ref) == {"before": recorded.get(ref), "now": now[ref]}}
     first = {t["nodeid"].partition("[")[2].split("-")[0] for t in earlier["tests"]}  # a quick answer
     return [ref for ref in refs if ref in same
             and (ref in first or any(runs_on(t["nodeid"], {ref}) for t in earlier["tests"]))]
@@ -175,15 +185,17 @@ def vouched_by(same_sass: dict, earlier: dict, name: str) -> dict:
     return {ref: {"before": v["before"], "now": v["now"]} for ref, v in same_sass["same"].items()}
 
 
-def unspoken(same_sass: dict, earlier: dict, refs: list[str]) -> list[str]:
+def unspoken(same_sass: dict, earlier: dict, refs: list[str], now: dict | None = None) -> list[str]:
     """Those of ``refs`` whose sources moved since ``earlier`` recorded them that ``same_sass``
     neither vouches for as they are now nor names as changed: an answer made before they last
-    moved (for the change before this one, say), which carries none of them."""
+    moved (for the change before this one, say), which carries none of them (``now`` as in
+    :func:`unchanged`)."""
     recorded = earlier["variants_sha256"]
-    now = variant_digests([ref for ref in refs if ref in recorded])
+    mine = [ref for ref in refs if ref in recorded]
+    now = variant_digests(mine) if now is None else now
     named = same_sass.get("changed", {})
-    return [ref for ref, digest in now.items() if digest != recorded[ref]
-            and same_sass["same"].get(ref, {}).get("now") != digest and ref not in named]
+    return [ref for ref in mine if now[ref] != recorded[ref]
+            and same_sass["same"].get(ref, {}).get("now") != now[ref] and ref not in named]
 
 
 def carried(earlier: dict, correct: list[str], bad: list[str], tools) -> dict:

@@ -52,13 +52,19 @@ def select(plan: Plan) -> tuple[list[str], list[str]]:
         earlier = _base(plan)
         same = set(carry.unchanged(earlier, names + bad, _same_sass(plan, earlier)[1]))
         names, bad = [n for n in names if n not in same], [b for b in bad if b not in same]
-    if plan.shard:
-        k, n = _fraction(plan.shard)
-        names, bad = names[k - 1::n], bad if k == 1 else []
+    names, bad = _shard_of(plan, names, bad)
     if plan.group:
         k, _ = _fraction(plan.group)
         bad = bad if k == 1 else []
     return names, bad
+
+
+def _shard_of(plan: Plan, names: list[str], bad: list[str]) -> tuple[list[str], list[str]]:
+    """The share of ``names`` and ``bad`` that ``--shard`` K/N takes (the known-bad with 1/N)."""
+    if not plan.shard:
+        return names, bad
+    k, n = _fraction(plan.shard)
+    return names[k - 1::n], bad if k == 1 else []
 
 
 def since_lines(plan: Plan) -> list[str]:
@@ -70,11 +76,15 @@ def since_lines(plan: Plan) -> list[str]:
         return []
     earlier = _base(plan)
     wanted = plan.variants or None
-    refs = [v.ref for kind in ("variant", "bad_variant") for v in catalog.select(kind, wanted)]
+    correct = [v.ref for v in catalog.select("variant", wanted)]
+    known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    refs = correct + known_bad
     answer, vouched = _same_sass(plan, earlier)
-    same = set(carry.unchanged(earlier, refs, vouched))
+    now = carry.variant_digests(refs)
+    same = set(carry.unchanged(earlier, refs, vouched, now))
     moving = [ref for ref in refs if ref not in same]
-    here = sum(len(part) for part in select(plan))
+    here = sum(len(part) for part in _shard_of(plan, [r for r in correct if r not in same],
+                                                [b for b in known_bad if b not in same]))
     lines = [f"gpu-check: since {plan.since.name}: {len(moving)} of {len(refs)} variants and known-bad "
              f"kernels to run" + (f", {here} of them in shard {plan.shard}" if plan.shard else "")]
     if answer is None:
@@ -82,7 +92,7 @@ def since_lines(plan: Plan) -> list[str]:
             lines.append(f"gpu-check: no --same-sass: those whose sources moved run even where their machine "
                          f"code did not (tools/sass-same {plan.since} REV says which)")
     else:
-        silent = carry.unspoken(answer, earlier, moving)
+        silent = carry.unspoken(answer, earlier, moving, now)
         if silent:
             lines.append(f"gpu-check: {plan.same_sass.name} does not speak for {len(silent)} of them as they "
                          f"are now (e.g. {silent[0]}): made before they last moved? Remake it from this "
