@@ -17,11 +17,16 @@ candidates() {  # OP DTYPE COLS
 import re, sys
 from softmax_harness import catalog
 op, dtype, cols = sys.argv[1], sys.argv[2], int(sys.argv[3])
-names = [v.name for v in catalog.variants()
-         if str(v.op).split()[-1].rstrip(">") == op and v.supports(cols, dtype)
-         and not re.search(r"_(thread|warp)(_|$)|^(safe_|online_block|online_grid_stride)", v.name)
-         and not (re.search(r"_c(\d+)", v.name) and int(re.search(r"_c(\d+)", v.name)[1]) > 2 * max(cols, 64))]
-print(" ".join(names))
+ladder = re.compile(r"_(thread|warp)(_|$)|^(safe_|online_block|online_grid_stride)")
+
+
+def sized_past(name):
+    size = re.search(r"_c(\d+)", name)
+    return size is not None and int(size[1]) > 2 * max(cols, 64)
+
+
+print(" ".join(v.name for v in catalog.variants() if v.op.name == op and v.supports(cols, dtype)
+               and not ladder.search(v.name) and not sized_past(v.name)))
 PY
 }
 cell() {  # OP DTYPE COLS...

@@ -203,15 +203,19 @@ def test_a_run_since_a_report_carries_the_moved_variants_whose_sass_the_answer_v
     assert carry.unchanged(earlier, refs, vouched) == []
 
 
-def test_a_run_since_a_report_says_what_it_will_run_and_an_answer_made_before_the_last_move(tmp_path, capsys):
+def test_a_run_since_a_report_says_what_it_will_run_and_an_answer_made_before_the_last_move(tmp_path, capsys,
+                                                                                             monkeypatch):
+    from softmax_harness import gpu
     from softmax_harness.run.cli import main
 
+    monkeypatch.setattr(gpu, "available", lambda: False)  # said before the GPU question; nothing runs
     refs = _kernels(tmp_path)
     k1, k2 = refs
     digests = carry.variant_digests(refs)
     earlier = _earlier(refs, {k1: "an older k1", k2: "an older k2"})
     schema.write(earlier, tmp_path / "gpu.json")
-    since = ["--since", str(tmp_path / "gpu.json"), "--variant", k1, "--variant", k2]
+    since = ["--since", str(tmp_path / "gpu.json"), "--variant", k1, "--variant", k2, "--out",
+             str(tmp_path / "out.json")]
     main(since)
     said = capsys.readouterr().out
     assert "2 of 2 variants and known-bad kernels to run" in said and "no --same-sass" in said
