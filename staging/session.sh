@@ -26,9 +26,14 @@ if [ -e "${parts[0]}" ] && [ ! -d /tmp/site ] && [ "${#parts[@]}" -eq "${parts[0
   tools/peer-wheels unpack /tmp/site "${parts[@]}" > "$r/unpack.log" 2>&1 || echo "unpack failed"
 fi
 steps=" ${*:-gpu measure tiles} "
-# what has run so far, packed after each step: a call that outlives its limit still brings back
-# the steps before the one it was killed in
-pack() { tar czf "${OUT:-/tmp}/session.tgz" -C "$r" .; }
+# what has run so far, packed after each step and every 30 s while one runs (into a file of its
+# own, then renamed: two packs never write one file): a call that outlives its limit still brings
+# back the steps before the one it was killed in, and what that one had written 30 s before
+pack() {
+  tar czf "${OUT:-/tmp}/.session.$BASHPID.tgz" -C "$r" . 2>/dev/null
+  mv -f "${OUT:-/tmp}/.session.$BASHPID.tgz" "${OUT:-/tmp}/session.tgz"; }
+( while sleep 30; do pack; done ) &
+trap 'kill $! 2>/dev/null' EXIT
 # the GPU suite --since over what changed since reports/gpu.json
 suite() {
   timeout 280 tools/gpu-check --since reports/gpu.json --workers 15 --sanitize \
