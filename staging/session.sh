@@ -9,7 +9,7 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the one-exponential merge's trial measured (merge), the op cells below 0.90 on the
 # H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
-# (rows16), the sweeps (ops, small, long) and
+# (rows16), the mask bits' trial (maskbits), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -76,6 +76,10 @@ trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
   echo "$1 rc $?"; tail -2 "$r/$1/suite.txt" 2>/dev/null; pack; }
 [[ $steps == *" tiles "* ]] && trial tiles tile_registers "${TILES_DEADLINE:-280}" 580
+# The mask bits (trial/mask_bits.diff: a chunk's kept positions from its mask words with no branch
+# an element; 55 mask variants' SASS): its tests and sanitizers, then its measurements beside
+# kernels/' own (MASK_BITS_DEADLINE=5 leaves the tests out: ~2 minutes; on an H200: maskbits).
+[[ $steps == *" maskbits "* ]] && trial maskbits mask_bits "${MASK_BITS_DEADLINE:-200}" 560
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
