@@ -43,14 +43,37 @@ class Plan:
     sanitizer_timeout: float = 300  # seconds for each sanitizer process
 
 
+def _named(plan: Plan) -> tuple[list[str], list[str]]:
+    """(correct variants, known-bad kernels) the command line names (every one by default)."""
+    wanted = plan.variants or None
+    return ([v.ref for v in catalog.select("variant", wanted)],
+            [v.ref for v in catalog.select("bad_variant", wanted)])
+
+
+@dataclass
+class _Since:
+    """What ``--since`` finds for the refs named: its report, ``--same-sass``'s answer (None
+    without it) and the moved refs it vouches for, their digests now, and those it carries."""
+
+    earlier: dict
+    answer: dict | None
+    vouched: dict
+    now: dict[str, str]
+    same: set[str]
+
+
+def _since(plan: Plan, refs: list[str]) -> _Since:
+    earlier = _base(plan)
+    answer, vouched = _same_sass(plan, earlier)
+    now = carry.variant_digests(refs)
+    return _Since(earlier, answer, vouched, now, set(carry.unchanged(earlier, refs, vouched, now)))
+
+
 def select(plan: Plan) -> tuple[list[str], list[str]]:
     """(correct variants, known-bad kernels) that the run covers, as the command line names them."""
-    wanted = plan.variants or None
-    names = [v.ref for v in catalog.select("variant", wanted)]
-    bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    names, bad = _named(plan)
     if plan.since:
-        earlier = _base(plan)
-        same = set(carry.unchanged(earlier, names + bad, _same_sass(plan, earlier)[1]))
+        same = _since(plan, names + bad).same
         names, bad = [n for n in names if n not in same], [b for b in bad if b not in same]
     names, bad = _shard_of(plan, names, bad)
     if plan.group:
@@ -74,25 +97,21 @@ def since_lines(plan: Plan) -> list[str]:
     or an answer that does not speak for them (made before they last moved)."""
     if not plan.since:
         return []
-    earlier = _base(plan)
-    wanted = plan.variants or None
-    correct = [v.ref for v in catalog.select("variant", wanted)]
-    known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
+    correct, known_bad = _named(plan)
     refs = correct + known_bad
-    answer, vouched = _same_sass(plan, earlier)
-    now = carry.variant_digests(refs)
-    same = set(carry.unchanged(earlier, refs, vouched, now))
+    since = _since(plan, refs)
+    same = since.same
     moving = [ref for ref in refs if ref not in same]
     here = sum(len(part) for part in _shard_of(plan, [r for r in correct if r not in same],
                                                 [b for b in known_bad if b not in same]))
     lines = [f"gpu-check: since {plan.since.name}: {len(moving)} of {len(refs)} variants and known-bad "
              f"kernels to run" + (f", {here} of them in shard {plan.shard}" if plan.shard else "")]
-    if answer is None:
+    if since.answer is None:
         if moving:
             lines.append(f"gpu-check: no --same-sass: those whose sources moved run even where their machine "
                          f"code did not (tools/sass-same {plan.since} REV says which)")
     else:
-        silent = carry.unspoken(answer, earlier, moving, now)
+        silent = carry.unspoken(since.answer, since.earlier, moving, since.now)
         if silent:
             lines.append(f"gpu-check: {plan.same_sass.name} does not speak for {len(silent)} of them as they "
                          f"are now (e.g. {silent[0]}): made before they last moved? Remake it from this "
@@ -123,12 +142,10 @@ def _carried(plan: Plan) -> dict | None:
     first shard or group only, so that a merge counts them once)."""
     if not plan.since or not _first_part(plan):
         return None
-    earlier = _base(plan)
-    wanted = plan.variants or None
-    correct = [v.ref for v in catalog.select("variant", wanted)]
-    known_bad = [v.ref for v in catalog.select("bad_variant", wanted)]
-    answer, vouched = _same_sass(plan, earlier)
-    same = set(carry.unchanged(earlier, correct + known_bad, vouched))  # what select() left out, every shard
+    correct, known_bad = _named(plan)
+    found = _since(plan, correct + known_bad)
+    earlier, answer, vouched = found.earlier, found.answer, found.vouched
+    same = found.same  # what select() left out, every shard
     changed = carry.suite_changes(earlier)
     if changed:
         print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
