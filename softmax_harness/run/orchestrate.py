@@ -41,6 +41,8 @@ class Plan:
     same_sass: Path | None = None  # with since: tools/sass-same's answer, the moved variants it vouches for
     sanitize: bool = False
     sanitizer_timeout: float = 300  # seconds for each sanitizer process
+    # what --since found, once a run: the tree does not move under it (digests take ~1 s)
+    _found: dict = field(default_factory=dict, repr=False, compare=False)
 
 
 def _named(plan: Plan) -> tuple[list[str], list[str]]:
@@ -63,10 +65,14 @@ class _Since:
 
 
 def _since(plan: Plan, refs: list[str]) -> _Since:
-    earlier = _base(plan)
-    answer, vouched = _same_sass(plan, earlier)
-    now = carry.variant_digests(refs)
-    return _Since(earlier, answer, vouched, now, set(carry.unchanged(earlier, refs, vouched, now)))
+    key = tuple(refs)
+    if key not in plan._found:
+        earlier = _base(plan)
+        answer, vouched = _same_sass(plan, earlier)
+        now = carry.variant_digests(refs)
+        plan._found[key] = _Since(earlier, answer, vouched, now,
+                                  set(carry.unchanged(earlier, refs, vouched, now)))
+    return plan._found[key]
 
 
 def select(plan: Plan) -> tuple[list[str], list[str]]:
