@@ -121,6 +121,29 @@ def test_the_second_shard_of_a_run_since_a_report_carries_nothing(tmp_path, monk
     assert orchestrate.run_suite(plan, io.StringIO())["tests"] == []  # the first shard carries them
 
 
+def test_a_run_since_a_report_works_out_what_it_carries_once(tmp_path, monkeypatch):
+    refs = _kernels(tmp_path)
+    bad = "bad_early_return"
+    path = tmp_path / "gpu.json"
+    schema.write(_earlier(refs, {**carry.variant_digests(refs + [bad]), refs[1]: "an older k2"}), path)
+    asked = []
+    digests = carry.variant_digests
+
+    def counted(wanted, tree=None):
+        asked.append(tuple(wanted))
+        return digests(wanted, tree)
+
+    monkeypatch.setattr(carry, "variant_digests", counted)
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, *a: [])
+    plan = orchestrate.Plan(variants=[*refs, bad], since=path)
+    # as gpu-check's CLI: what it will run, said; then the run, which carries the rest
+    assert orchestrate.select(plan) == ([refs[1]], [])
+    orchestrate.since_lines(plan)
+    report = orchestrate.run_suite(plan, io.StringIO())
+    assert asked.count((*refs, bad)) == 1  # the report's own digests of the tree are asked apart
+    assert len(asked) == 2 and report["variants_sha256"][refs[1]] == digests([refs[1]])[refs[1]]
+
+
 @pytest.mark.parametrize("spoil, message", [
     (lambda r: r.pop("variants_sha256"), "records no variant digests"),
     (lambda r: r.update(shard="1/2"), "not a whole, clean report"),
