@@ -9,7 +9,8 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the one-exponential merge's trial measured (merge), the op cells below 0.90 on the
 # H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
-# (rows16), the mask bits' trial (maskbits), the sweeps (ops, small, long) and
+# (rows16), the mask bits' trial (maskbits), the 16-bit log_softmax backward tiles on ex2
+# (lsbfast), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -80,6 +81,10 @@ trial() {
 # an element; 55 mask variants' SASS): its tests and sanitizers, then its measurements beside
 # kernels/' own (MASK_BITS_DEADLINE=5 leaves the tests out: ~2 minutes; on an H200: maskbits).
 [[ $steps == *" maskbits "* ]] && trial maskbits mask_bits "${MASK_BITS_DEADLINE:-200}" 560
+# The 16-bit log_softmax backward tiles below 8192 on ex2 (trial/lsb_fast_small.diff; 14 variants'
+# SASS): its tests and sanitizers, then each tile beside kernels/' own (LSB_FAST_DEADLINE=5 leaves
+# the tests out: ~2 minutes; on an H200: lsbfast).
+[[ $steps == *" lsbfast "* ]] && trial lsbfast lsb_fast_small "${LSB_FAST_DEADLINE:-200}" 480
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
