@@ -42,7 +42,7 @@ class Plan:
     sanitize: bool = False
     sanitizer_timeout: float = 300  # seconds for each sanitizer process
     # what --since found, once a run: the tree does not move under it (digests take ~1 s)
-    _found: dict = field(default_factory=dict, repr=False, compare=False)
+    _found: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 def _named(plan: Plan) -> tuple[list[str], list[str]]:
