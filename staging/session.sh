@@ -7,7 +7,7 @@
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests
 # out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed round after
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
-# (versus), the one-exponential merge's trial measured (merge), the op cells below 0.90 on the
+# (versus), the op cells below 0.90 on the
 # H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
 # (rows16), the mask bits' trial (maskbits), the 16-bit log_softmax backward tiles on ex2
 # (lsbfast), the sweeps (ops, small, long) and
@@ -42,7 +42,7 @@ suite() {
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
 [[ $steps == *" gpu "* ]] && { PYTHONPATH=. suite; pack; }
 # The same in two halves, a warm call each (shard1, then shard2), for a change that moves many
-# variants' SASS (the one-exponential merge's 160: ~5100 s of test time): joined here by
+# variants' SASS (the one-exponential merge moved 160: ~5100 s of test time): joined here by
 # `tools/gpu-check --merge gpu_1.json gpu_2.json --out reports/gpu.json`.
 for k in 1 2; do
   [[ $steps == *" shard$k "* ]] && {
@@ -138,10 +138,6 @@ fn()
 torch.cuda.nvtx.range_pop()
 gpu.synchronize()" > "$r/ncu_${dtype}_${n}x${c}_$who.txt" 2>&1
     echo "versus $dtype ${n}x$c $who rc $?"; pack; done; done
-# The one-exponential merge (a trial diff onto include/state.cuh, staging/trial/merge_one_exp.diff):
-# its measurements (MERGE_DEADLINE=5 leaves its tests out; ~3 minutes, the peers unpacked for
-# Quack beside), ahead or level everywhere on an H100 (merge_one_exp_h100.jsonl): on an H200 (merge).
-[[ $steps == *" merge "* ]] && trial merge merge_one_exp "${MERGE_DEADLINE:-5}" 480
 # The sweeps the open issues cite (README, reports/STATUS.md), each saved as the next run of the
 # history under the commit's name: ops (issue 23, ~250 s on the H200), small (issue 24, ~45 s),
 # long (issue 25's long rows with Quack, ~35 s).
