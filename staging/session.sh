@@ -7,9 +7,9 @@
 # tiles' registers trial (tiles: `trial/check.sh tile_registers`; TILES_DEADLINE=5 leaves its tests
 # out and measures), the staged kernels' tests (staged), issue 24's shapes behind timed round after
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
-# (versus), the op cells below 0.90 on the
-# H200 against every kernel of their op (gaps), the clusters of 16 at few rows on the H200
-# (rows16), the mask bits' trial (maskbits), the 16-bit log_softmax backward tiles on ex2
+# (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
+# clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
+# 65472 (misbias), the mask bits' trial (maskbits), the 16-bit log_softmax backward tiles on ex2
 # (lsbfast), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
@@ -72,6 +72,20 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 120 tools/latency-spread "$r/rows16_f32.jsonl" cluster16_push_c163840 cluster_push_c155648 \
     "${shapes[@]}" --who harness-cupy > "$r/rows16_f32.txt" 2>&1
   echo "rows16 fp32 rc $?"; pack; }
+# The bias form's misaligned 16-bit rows of 65473-72702, which take the online split kernel (the
+# push kernels leave them): the barrier cluster sized 73728 beside it and the push kernel, the
+# dispatcher beside, each length in one call (misbias, ~1 minute). At 65535 the barrier cluster
+# led on both cards, one call each: 0.831 of a copy against 0.775 on an H100 (gaps_h100.jsonl),
+# 0.702 against 0.684 on an H200 (bias_stash_past.jsonl).
+[[ $steps == *" misbias "* ]] && {
+  mkdir -p "$r/misbias"
+  for v in bfloat16:65473 bfloat16:65535 bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 \
+      bfloat16:70657 bfloat16:71681 bfloat16:72702 float16:65535 float16:69631; do
+    IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
+    timeout 60 python3 -m softmax_harness measure scaled_softmax_bias "scaled_bias_online_split_$s" \
+      "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
+      --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
+    echo "misbias $dtype $c rc $?"; done; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
