@@ -29,10 +29,12 @@ print(" ".join(v.name for v in catalog.variants() if v.op.name == op and v.suppo
                and not ladder.search(v.name) and not sized_past(v.name)))
 PY
 }
+# 180 s a cell: the first cell compiles its op's kernel files into a cold cache (on an H100 the
+# mask form's first, bf16 32, ran past 90 s and brought back nothing)
 cell() {  # OP DTYPE COLS...
   local op=$1 dtype=$2; shift 2
   for c in "$@"; do
-    timeout 90 python3 -m softmax_harness measure "$op" $(candidates "$op" "$dtype" "$c") --op "$op" \
+    timeout 180 python3 -m softmax_harness measure "$op" $(candidates "$op" "$dtype" "$c") --op "$op" \
       --dtype "$dtype" --cols "$c" --json "$out/${op}_${dtype}_$c.json" > "$out/${op}_${dtype}_$c.txt" 2>&1
     echo "$op $dtype $c rc $?"
   done

@@ -56,9 +56,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   # the cluster kernels' resident clusters on this card (active_clusters.jsonl has the H100's)
   timeout 120 tools/active-clusters "$r/active_clusters.json" > /dev/null 2>&1; echo "active-clusters rc $?"; pack; }
 # The op cells below 0.90 of a copy on the H200 in run 0068 and the forward's lengths below 0.97 in
-# run 0070, every kernel of their op beside the dispatched one (staging/gaps.sh, ~4 minutes; no peers)
+# run 0070, every kernel of their op beside the dispatched one (staging/gaps.sh, ~7 minutes on an
+# H100, which ran 19 of its 24 cells in 360 s: gaps_h100.jsonl; a call of its own; no peers)
 [[ $steps == *" gaps "* ]] && {
-  timeout 420 bash staging/gaps.sh "$r/gaps" > "$r/gaps.txt" 2>&1; echo "gaps rc $?"; pack; }
+  timeout 560 bash staging/gaps.sh "$r/gaps" > "$r/gaps.txt" 2>&1; echo "gaps rc $?"; pack; }
 # The clusters of 16 beside the 8 blocks at the few rows where the H100 and the H200 disagree
 # (merge_one_exp_h200.jsonl: the 16 ahead at 8 rows of fp32 151936, 8.24 µs against 8.58, and of
 # bf16 262144, 8.48 against 8.62, where the H100 had the 8 ahead: rows16_h100.jsonl,
