@@ -104,7 +104,7 @@ def test_a_run_since_a_report_runs_what_changed_and_carries_the_rest(tmp_path, m
     assert sorted(report["sanitizer"]["memcheck"]["variants"]) == sorted(refs)
     assert report["gallery"]["caught"] == {bad: True}
     assert report["tally"] == {"k1": TALLY}  # k2's earlier tally is not this tree's
-    assert report["since"] == {"report": "gpu.json", "generated": "2026-12-01T00:00:00Z",
+    assert report["since"] == {"report": "gpu.json", "generated": "2026-12-01T00:00:00Z", "device": "H200",
                                "suite_changed": "unrecorded"}  # the earlier report has no suite digests
     assert report["variants_sha256"][k2] == digests[k2]
     # a later run since this report would run nothing again but the tests that take no variant
@@ -160,6 +160,23 @@ def test_since_refuses_a_report_it_cannot_carry_from(tmp_path, capsys, spoil, me
     schema.write(earlier, tmp_path / "gpu.json")
     assert main(["--since", str(tmp_path / "gpu.json"), "--variant", refs[0]]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_run_since_a_report_of_another_card_says_which_card_judged_what_it_carries(tmp_path, monkeypatch,
+                                                                                   capsys):
+    """A report since one made on an H200, run on an H100, carries the H200's outcomes under the
+    H100's name: the run says so, and the report keeps the card that judged them."""
+    refs = _kernels(tmp_path)
+    path = tmp_path / "gpu.json"
+    schema.write(_earlier(refs, carry.variant_digests(refs + ["bad_early_return"])), path)
+    monkeypatch.setattr(orchestrate, "_batch", lambda label, *a: [])
+    plan = orchestrate.Plan(variants=[*refs, "bad_early_return"], since=path)
+    for here, said in (("H100", True), ("H200", False)):
+        monkeypatch.setattr(orchestrate.gpu, "describe", lambda here=here: {"device": here})
+        report = orchestrate.run_suite(plan, io.StringIO())
+        assert report["since"]["device"] == "H200"
+        line = "gpu-check: the carried outcomes were judged on H200 (gpu.json); this run runs on H100\n"
+        assert (line in capsys.readouterr().out) is said
 
 
 def test_a_run_since_a_report_names_the_suite_files_changed_since_it(tmp_path, monkeypatch):

@@ -13,7 +13,8 @@ of the rest, and names the report they came from. What the digest leaves out (th
 the strategies, the tests) a carried outcome was judged by as the earlier report's run had them:
 every report records the digest of each file of that suite (``suite_sha256``: the package's
 modules but the runner's, the tests), and a run since a report names the files that changed
-since it (``since.suite_changed``), so that a carried outcome says which suite judged it.
+since it (``since.suite_changed``), so that a carried outcome says which suite judged it, and
+on which card (``since.device``: the earlier report's, said when this run's differs).
 """
 
 from __future__ import annotations

@@ -156,7 +156,12 @@ def _carried(plan: Plan) -> dict | None:
     if changed:
         print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
               f"{changed if isinstance(changed, str) else ', '.join(changed)}", flush=True)
-    since = {"report": plan.since.name, "generated": earlier["generated"], "suite_changed": changed}
+    judged_on, here = earlier["environment"].get("device"), gpu.describe().get("device")
+    if judged_on and here and judged_on != here:
+        print(f"gpu-check: the carried outcomes were judged on {judged_on} ({plan.since.name}); this run "
+              f"runs on {here}", flush=True)
+    since = {"report": plan.since.name, "generated": earlier["generated"], "device": judged_on,
+             "suite_changed": changed}
     if answer is not None:
         by_sass = sorted(same & vouched.keys())  # it vouches for moved variants only
         launch = answer.get("launch_path")  # the launch path moved too: each variant's launch traced
