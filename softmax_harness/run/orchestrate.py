@@ -143,9 +143,9 @@ def _same_sass(plan: Plan, earlier: dict) -> tuple[dict | None, dict]:
     return answer, carry.vouched_by(answer, earlier, plan.same_sass.name)
 
 
-def _carried(plan: Plan) -> dict | None:
+def _carried(plan: Plan, here: str | None) -> dict | None:
     """What this run takes over from ``--since``'s report: the variants it does not run (the
-    first shard or group only, so that a merge counts them once)."""
+    first shard or group only, so that a merge counts them once); ``here``, this run's card."""
     if not plan.since or not _first_part(plan):
         return None
     correct, known_bad = _named(plan)
@@ -156,7 +156,7 @@ def _carried(plan: Plan) -> dict | None:
     if changed:
         print(f"gpu-check: the carried outcomes were judged by {plan.since.name}'s suite; changed since: "
               f"{changed if isinstance(changed, str) else ', '.join(changed)}", flush=True)
-    judged_on, here = earlier["environment"].get("device"), gpu.describe().get("device")
+    judged_on = earlier["environment"].get("device")
     if judged_on and here and judged_on != here:
         print(f"gpu-check: the carried outcomes were judged on {judged_on} ({plan.since.name}); this run "
               f"runs on {here}", flush=True)
@@ -321,7 +321,8 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
         sanitizer = sanitizing.result() if sanitizing else {}
     log.write(sanitizer_log.getvalue())
     caught = schema.gallery_catches(tests, bad)
-    taken = _carried(plan)
+    environment = {**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]}
+    taken = _carried(plan, environment.get("device"))
     if taken:
         tests += taken["tests"]
         for key, result in taken["sanitizer"].items():
@@ -332,7 +333,7 @@ def run_suite(plan: Plan, log, bench: dict | None = None) -> dict:
                   for kind in ("variant", "bad_variant") for v in catalog.select(kind, wanted)}
     return schema.build(
         tests=tests, sanitizer=sanitizer, caught=caught, tally=tally,
-        environment={**gpu.describe(), "driver": _driver_version(), "python": sys.version.split()[0]},
+        environment=environment,
         kernels_sha256=schema.kernel_digests(), profile=plan.profile, seconds=time.time() - started,
         bench=bench, elsewhere_sha256=schema.elsewhere_digests(names), shard=plan.shard or plan.group,
         rest_of=plan.rest_of.name if plan.rest_of else None, since=taken["from"] if taken else None,
