@@ -9,8 +9,7 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the mask bits' trials (maskbits, maskwide), the 16-bit log_softmax backward
-# tiles on ex2 (lsbfast), the sweeps (ops, small, long) and
+# 65472 (misbias), the mask bits' trials (maskbits, maskwide), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -100,10 +99,6 @@ trial() {
 # where mask_bits led on an H100; 26 variants' SASS), as maskbits (maskwide, ~1.5 minutes measured
 # only with MASK_WIDE_DEADLINE=5).
 [[ $steps == *" maskwide "* ]] && trial maskwide mask_bits_wide "${MASK_WIDE_DEADLINE:-200}" 480
-# The 16-bit log_softmax backward tiles below 8192 on ex2 (trial/lsb_fast_small.diff; 14 variants'
-# SASS): its tests and sanitizers, then each tile beside kernels/' own (LSB_FAST_DEADLINE=5 leaves
-# the tests out: ~2 minutes; on an H200: lsbfast).
-[[ $steps == *" lsbfast "* ]] && trial lsbfast lsb_fast_small "${LSB_FAST_DEADLINE:-200}" 480
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
