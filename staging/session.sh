@@ -9,7 +9,7 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the mask bits' trials (maskbits, maskwide), the sweeps (ops, small, long) and
+# 65472 (misbias), the sweeps (ops, small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -72,11 +72,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 120 tools/latency-spread "$r/rows16_f32.jsonl" cluster16_push_c163840 cluster_push_c155648 \
     "${shapes[@]}" --who harness-cupy > "$r/rows16_f32.txt" 2>&1
   echo "rows16 fp32 rc $?"; pack; }
-# The bias form's misaligned 16-bit rows of 65473-72702, which take the online split kernel (the
-# push kernels leave them): the barrier cluster sized 73728 beside it and the push kernel, the
-# dispatcher beside, each length in one call (misbias, ~1 minute). At 65535 the barrier cluster
-# led on both cards, one call each: 0.831 of a copy against 0.775 on an H100 (gaps_h100.jsonl),
-# 0.702 against 0.684 on an H200 (bias_stash_past.jsonl).
+# The bias form's misaligned 16-bit rows of 65473-72702, which dispatch._MISALIGNED_CLUSTERS gives
+# the barrier cluster sized 73728 (ahead at every length on an H100: misaligned_bias_h100.jsonl;
+# on an H200 measured at 65535 only, bias_stash_past.jsonl): the online split kernel and the push
+# kernel beside it, the dispatcher beside, each length in one call (misbias, ~1 minute; on an H200).
 [[ $steps == *" misbias "* ]] && {
   mkdir -p "$r/misbias"
   for v in bfloat16:65473 bfloat16:65535 bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 \
@@ -91,14 +90,6 @@ trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
   echo "$1 rc $?"; tail -2 "$r/$1/suite.txt" 2>/dev/null; pack; }
 [[ $steps == *" tiles "* ]] && trial tiles tile_registers "${TILES_DEADLINE:-280}" 580
-# The mask bits (trial/mask_bits.diff: a chunk's kept positions from its mask words with no branch
-# an element; 55 mask variants' SASS): its tests and sanitizers, then its measurements beside
-# kernels/' own (MASK_BITS_DEADLINE=5 leaves the tests out: ~2 minutes; on an H200: maskbits).
-[[ $steps == *" maskbits "* ]] && trial maskbits mask_bits "${MASK_BITS_DEADLINE:-200}" 560
-# The mask bits on the 16-bit tiles of 256 lanes a row and more only (trial/mask_bits_wide.diff:
-# where mask_bits led on an H100; 26 variants' SASS), as maskbits (maskwide, ~1.5 minutes measured
-# only with MASK_WIDE_DEADLINE=5).
-[[ $steps == *" maskwide "* ]] && trial maskwide mask_bits_wide "${MASK_WIDE_DEADLINE:-200}" 480
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {

@@ -126,6 +126,12 @@ struct TileBits {
         for (int b = 0; b < (E + 31) / 32; ++b) w[b] = 0u;
     }
     __device__ __forceinline__ void set(int i) { w[i / 32] |= 1u << (i % 32); }
+    // the W bits of `bits` at positions first .. first + W - 1 (within one word: W divides 32)
+    template <int W>
+    __device__ __forceinline__ void set_chunk(int first, unsigned bits) {
+        static_assert(32 % W == 0, "a chunk's bits lie in one word");
+        w[first / 32] |= bits << (first % 32);
+    }
     __device__ __forceinline__ bool operator[](int i) const { return (w[i / 32] >> (i % 32)) & 1u; }
 };
 
@@ -159,6 +165,23 @@ struct BiasTile {  // t = scale * x + bias: the bias in a tile lined up with x's
     }
 };
 
+// Bit b (0-3) set where byte b of w is 0, with no branch: the 0x80 of each byte is set in the or
+// unless the byte is 0 (its low seven bits, plus 0x7f, reach 0x80 without carrying into the next
+// byte; the byte itself brings its own 0x80), and the four flags, one a byte, gathered into the
+// top byte of a product (no column of it passes 15, so nothing carries between them).
+__device__ __forceinline__ unsigned zero_bytes(unsigned w) {
+    const unsigned zero = ~(((w & 0x7f7f7f7fu) + 0x7f7f7f7fu) | w | 0x7f7f7f7fu);
+    return ((zero >> 7) * 0x01020408u) >> 24;
+}
+
+// Whether position i of a tile (lane's) lies inside the row m of n elements and m keeps it, read
+// byte by byte.
+template <class Tile>
+__device__ __forceinline__ bool kept_element(const Tile& x, const bool* __restrict__ m, int n, int lane, int i) {
+    const int e = x.element(i, lane);
+    return e >= 0 && e < n && !m[e];
+}
+
 // Which positions of a register tile's chunks the mask row m (n elements, the tile's row) keeps,
 // given to keep(k, bits) a chunk at a time (bit j: chunk k's position j lies inside the row and
 // its mask byte is 0). A chunk's W bytes come as W / 4 aligned words where the chunk lies inside
@@ -173,7 +196,10 @@ struct BiasTile {  // t = scale * x + bias: the bias in a tile lined up with x's
 // the 16-bit split_row kernels (64 elements a thread) 8. Each group past the first waits on the
 // one before (its loads issue after that group's bits are used): a tile of four chunks in groups
 // of three reads its row in two round trips.
-template <int GROUP = 3, class Tile, class Keep>
+// WORDS: a whole chunk's bits from its words at once (zero_bytes), where each byte is tested under
+// a branch of its own (~7 instructions an element); it costs registers (the whole-chunk test is
+// hoisted out of the element loop): the 16-bit tiles of 128 threads took 64 where 48-56.
+template <int GROUP = 3, bool WORDS = false, class Tile, class Keep>
 __device__ __forceinline__ void kept_chunks(const Tile& x, const bool* __restrict__ m, int n, int lane, Keep&& keep) {
     constexpr int W = Tile::W;
     static_assert(W % 4 == 0, "a chunk's mask bytes are whole words");
@@ -191,13 +217,23 @@ __device__ __forceinline__ void kept_chunks(const Tile& x, const bool* __restric
 #pragma unroll
         for (int k = g; k < g + GROUP && k < Tile::CHUNKS; ++k) {
             unsigned bits = 0;
-#pragma unroll
-            for (int j = 0; j < W; ++j) {
+            if constexpr (WORDS) {
                 if (whole[k - g]) {
-                    if (!((w[k - g][j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
+#pragma unroll
+                    for (int q = 0; q < W / 4; ++q) bits |= zero_bytes(w[k - g][q]) << (4 * q);
                 } else {
-                    const int e = x.element(W * k + j, lane);
-                    if (e >= 0 && e < n && !m[e]) bits |= 1u << j;
+#pragma unroll
+                    for (int j = 0; j < W; ++j)
+                        if (kept_element(x, m, n, lane, W * k + j)) bits |= 1u << j;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < W; ++j) {
+                    if (whole[k - g]) {
+                        if (!((w[k - g][j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
+                    } else if (kept_element(x, m, n, lane, W * k + j)) {
+                        bits |= 1u << j;
+                    }
                 }
             }
             keep(k, bits);
@@ -221,10 +257,21 @@ struct MaskTile {  // t = -inf where the mask is true, else scale * x
         // 0.904, the cluster push kernels sized 65536 and 73728 1.01-1.02 against 0.88-0.92
         // (reports/measurements/mask_words_together_h100.json). Eight chunks' words took fp32's
         // clusters from 64 registers to 80-91.
-        kept_chunks<(Tile::CHUNKS <= 4 ? Tile::CHUNKS : 3)>(x, mr, n, lane, [&](int k, unsigned bits) {
+        // The 16-bit tiles of 256 lanes a row and more take a chunk's bits at once: on an H100 the
+        // tile sized 32768 (1024 lanes, 64 registers either way) 0.970 of a copy against 0.925,
+        // the cluster push kernel sized 131072 1.017 against 0.988, level at 8192-16384 and
+        // 65536-73728 (reports/measurements/mask_bits_wide_h100.jsonl); on every tile, the one
+        // sized 32 (4 lanes, blocks of 128 threads cut from 10 to 8 a multiprocessor by the
+        // registers) ran 0.947 against 1.008 (reports/measurements/mask_bits_h100.jsonl).
+        constexpr bool WORDS = sizeof(T) == 2 && LANES >= 256;
+        kept_chunks<(Tile::CHUNKS <= 4 ? Tile::CHUNKS : 3), WORDS>(x, mr, n, lane, [&](int k, unsigned bits) {
+            if constexpr (WORDS) {
+                keep.template set_chunk<W>(W * k, bits);
+            } else {
 #pragma unroll
-            for (int j = 0; j < W; ++j)
-                if (bits >> j & 1u) keep.set(W * k + j);
+                for (int j = 0; j < W; ++j)
+                    if (bits >> j & 1u) keep.set(W * k + j);
+            }
         });
     }
     __device__ __forceinline__ float operator()(int i) const {
