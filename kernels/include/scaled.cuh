@@ -174,14 +174,6 @@ __device__ __forceinline__ unsigned zero_bytes(unsigned w) {
     return ((zero >> 7) * 0x01020408u) >> 24;
 }
 
-// Whether position i of a tile (lane's) lies inside the row m of n elements and m keeps it, read
-// byte by byte.
-template <class Tile>
-__device__ __forceinline__ bool kept_element(const Tile& x, const bool* __restrict__ m, int n, int lane, int i) {
-    const int e = x.element(i, lane);
-    return e >= 0 && e < n && !m[e];
-}
-
 // Which positions of a register tile's chunks the mask row m (n elements, the tile's row) keeps,
 // given to keep(k, bits) a chunk at a time (bit j: chunk k's position j lies inside the row and
 // its mask byte is 0). A chunk's W bytes come as W / 4 aligned words where the chunk lies inside
@@ -223,16 +215,19 @@ __device__ __forceinline__ void kept_chunks(const Tile& x, const bool* __restric
                     for (int q = 0; q < W / 4; ++q) bits |= zero_bytes(w[k - g][q]) << (4 * q);
                 } else {
 #pragma unroll
-                    for (int j = 0; j < W; ++j)
-                        if (kept_element(x, m, n, lane, W * k + j)) bits |= 1u << j;
+                    for (int j = 0; j < W; ++j) {
+                        const int e = x.element(W * k + j, lane);
+                        if (e >= 0 && e < n && !m[e]) bits |= 1u << j;
+                    }
                 }
-            } else {
+            } else {  // the whole test within the element loop: hoisted, it costs registers
 #pragma unroll
                 for (int j = 0; j < W; ++j) {
                     if (whole[k - g]) {
                         if (!((w[k - g][j / 4] >> (8 * (j % 4))) & 0xffu)) bits |= 1u << j;
-                    } else if (kept_element(x, m, n, lane, W * k + j)) {
-                        bits |= 1u << j;
+                    } else {
+                        const int e = x.element(W * k + j, lane);
+                        if (e >= 0 && e < n && !m[e]) bits |= 1u << j;
                     }
                 }
             }
