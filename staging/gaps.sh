@@ -31,8 +31,10 @@ PY
 }
 # 180 s a cell: the first cell compiles its op's kernel files into a cold cache (on an H100 the
 # mask form's first, bf16 32, ran past 90 s and brought back nothing)
+# GAPS_OPS="op ...": only those ops' cells (the rest measured in an earlier call)
 cell() {  # OP DTYPE COLS...
   local op=$1 dtype=$2; shift 2
+  [[ -n ${GAPS_OPS:-} && " $GAPS_OPS " != *" $op "* ]] && return
   for c in "$@"; do
     timeout 180 python3 -m softmax_harness measure "$op" $(candidates "$op" "$dtype" "$c") --op "$op" \
       --dtype "$dtype" --cols "$c" --json "$out/${op}_${dtype}_$c.json" > "$out/${op}_${dtype}_$c.txt" 2>&1
