@@ -326,6 +326,18 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
                          for s in ("_f16", "_bf16")}}
 
 
+#: Rows of the online split kernel's that go to its kernel on blocks of 512 threads, two a
+#: multiprocessor (``*_online_split*_b512``), each row over half the blocks: family -> type ->
+#: ((from, to), ...), of the rows the ladder gives the split kernel, aligned and misaligned alike
+#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's at 73729-98303
+#: and 131073-245759, the split kernel's between its push kernels: on an H100, each length in
+#: one call, 0.795-0.967 of a copy against 0.766-0.903 at 81920, 90001, 150000 and 200001; at
+#: 36000 and 524288 behind (0.844 against 0.914, 0.857 against 0.874), at 2^20 ahead (0.815
+#: against 0.799), left to the split kernel for want of the lengths between
+#: (reports/measurements/split_blocks_h100.jsonl).
+_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 98303), (131073, 245759)) for s in ("_f16", "_bf16")}}
+
+
 #: Misaligned 16-bit rows of the bias form on its cluster kernels: family -> type -> ((from,
 #: kernel, size), ...), in order, each up to the next one's first row less one or the longest row
 #: whose blocks' slices leave their tiles a vector's room for the shift (:func:`_shifted_room`;
@@ -465,8 +477,21 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
     for (_, name), limit in zip(entries, rooms, strict=True):
         v = _by_name().get(name)  # a kernel waiting in staging/ for the GPU suite is not taken
         if (limit is None or n_cols <= limit) and _usable(v, device_id):
-            return v
+            return _wide(v, op, n_cols, fmt.name, device_id)
     raise LookupError(f"no {fmt.name} {op} variant for rows of {n_cols} columns in kernels/")
+
+
+def _wide(v, op: str, n_cols: int, dtype: str, device_id: int | None):
+    """``v``, or where it is an online split kernel whose rows of ``n_cols`` go to its kernel on
+    512-thread blocks (:data:`_SPLIT_WIDE`), that one."""
+    family, suffix = _LADDERS.get(op), _SUFFIX.get(dtype)
+    if v.name != f"{family}_online_split{suffix}":
+        return v
+    for first, last in _SPLIT_WIDE.get(family, {}).get(suffix, ()):
+        if first <= n_cols <= last:
+            wide = _by_name().get(f"{v.name}_b512")
+            return wide if _usable(wide, device_id) else v
+    return v
 
 
 def _device(x):

@@ -85,11 +85,6 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
-# The fused forms' 16-bit online split kernels on 512 and 1024-thread blocks beside kernels/' own
-# (staging/split_blocks.sh, ~3 minutes: their measurements, then their tests for 45 s).
-[[ $steps == *" splitblocks "* ]] && {
-  timeout 280 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
-  echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1

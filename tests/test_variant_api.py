@@ -341,15 +341,20 @@ def test_a_misaligned_row_leaves_a_cluster_kernel_only_for_a_size_close_above():
 
 
 def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
-    """(but at the lengths of ``OP_ALIGNED_TILES``, which take another tile of that size)"""
+    """(but at the lengths of ``OP_ALIGNED_TILES``, which take another tile of that size, and of
+    ``_SPLIT_WIDE``, which take the split kernel on 512-thread blocks)"""
     from softmax_harness import dispatch
 
     for op, tables in dispatch.OP_TABLES.items():
         for dtype, table in tables.items():
             other = dispatch.OP_ALIGNED_TILES.get(op, {}).get(dtype, {})
+            wide = dispatch._SPLIT_WIDE.get(dispatch._LADDERS[op], {}).get(dispatch._SUFFIX[dtype], ())
             for limit, name in table[:-1]:
                 chosen = dispatch.choose_op(op, limit, dtype=dtype, aligned=True)
-                assert chosen.name == other.get(limit, name), (op, dtype, limit)
+                expected = other.get(limit, name)
+                if "_online_split" in expected and any(a <= limit <= b for a, b in wide):
+                    expected += "_b512"
+                assert chosen.name == expected, (op, dtype, limit)
 
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
@@ -359,9 +364,11 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     those between on its barrier cluster sized 73728 (0.83-0.88 against 0.77-0.82:
     dispatch._MISALIGNED_CLUSTERS), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
-    copy there against 0.77-0.97); log_softmax's and the causal form's all on the online split
-    kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized 32768), 45056-73728
-    and 114688-131072."""
+    copy there against 0.77-0.97), but the bias form's of 73729-98303 and 131073-245759, aligned
+    or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE; the misaligned rows
+    its push kernels leave outside those ranges stay); log_softmax's and the causal form's all on
+    the online split kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized
+    32768), 45056-73728 and 114688-131072."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -369,10 +376,10 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             split, push = f"{family}_online_split_{short}", f"{family}_cluster_push_{short}_c"
-            assert chosen(73729) == chosen(151936) == chosen(229376) == chosen(2**20) == split
-            assert chosen(73728, aligned=False) == split
+            assert chosen(245760 + 16385) == chosen(2**20) == split
             if family != "scaled_bias":
-                assert chosen(65535, aligned=False) == split
+                assert chosen(73729) == chosen(151936) == chosen(229376) == split
+                assert chosen(65535, aligned=False) == chosen(73728, aligned=False) == split
             if family in ("log_softmax", "scaled_causal"):
                 assert chosen(32769) == chosen(65536) == chosen(73728) == chosen(262144) == split
                 if family.startswith("scaled_"):
@@ -391,12 +398,18 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
                 assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
                     chosen(72702, aligned=False) == f"{family}_cluster_{short}_c73728"
-                assert chosen(59000, aligned=False) == chosen(73665, aligned=False) == split
+                assert chosen(59000, aligned=False) == chosen(73665, aligned=False) == \
+                    chosen(120001, aligned=False) == chosen(245760, aligned=False) == split
+                wide = split + "_b512"
+                assert chosen(73729) == chosen(90001) == chosen(98303) == chosen(131073) == \
+                    chosen(151936) == chosen(245759) == wide
+                assert chosen(73729, aligned=False) == chosen(98303, aligned=False) == \
+                    chosen(131073, aligned=False) == chosen(245759, aligned=False) == wide
                 assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == split
                 assert chosen(40960) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
-                assert chosen(98303) == split and chosen(98304) == chosen(131072) == push + "131072"
-                assert chosen(245759) == split and chosen(245760) == chosen(262144) == push + "262144"
+                assert chosen(98304) == chosen(131072) == push + "131072"
+                assert chosen(245760) == chosen(262144) == push + "262144"
             else:
                 first = 53248 if family == "backward" else 57345
                 assert chosen(32769) == chosen(first - 1) == chosen(61441, aligned=False) == split

@@ -23,6 +23,17 @@
 // @variant name=scaled_causal_online_split op=scaled_softmax_causal kernel=scaled_causal_online_split algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=19424 max_cols=1048576 fast_math=true exp=shifted
 // @variant name=scaled_causal_online_split_f16 op=scaled_softmax_causal kernel=scaled_causal_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_causal_online_split_bf16 op=scaled_softmax_causal kernel=scaled_causal_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// The 16-bit bias form's on blocks of 512 threads, two a multiprocessor (the same threads and
+// registers a multiprocessor as four of 256; both stashes dynamic, 80 KB a block): each block's
+// slice twice as long, so that a row meets over half the blocks. On an H100, each length in one
+// call (reports/measurements/split_blocks_h100.jsonl): bf16 0.967 of a copy against 0.903 at
+// 81920, 0.795 against 0.770 at 90001, 0.890 against 0.876 at 150000, 0.853 against 0.766 at
+// 200001, 0.815 against 0.799 at 2^20 (fp16 0.808 against 0.791), level at a misaligned 65535,
+// behind at 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874); one 1024-thread block a
+// multiprocessor behind nearly everywhere. The mask form's on 512 threads spilled 16 bytes (ptxas,
+// sm_90) and ran 0.67-0.78 against 0.82-0.88.
+// @variant name=scaled_bias_online_split_f16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=81920 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=81920 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 #include "softmax.cuh"
 #include "include/scaled_split.cuh"
 
@@ -35,3 +46,5 @@ SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16, sh::bf16_t, 256, 4, 32, 
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split, float, 256, 4, 32, 44)
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 48, 88)
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_b512, sh::half_t, 512, 2, 16, 40)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_b512, sh::bf16_t, 512, 2, 16, 40)
