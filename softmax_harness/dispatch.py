@@ -329,13 +329,14 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: Rows of the online split kernel's that go to its kernel on blocks of 512 threads, two a
 #: multiprocessor (``*_online_split*_b512``), each row over half the blocks: family -> type ->
 #: ((from, to), ...), of the rows the ladder gives the split kernel, aligned and misaligned alike
-#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's at 73729-98303
-#: and 131073-245759, the split kernel's between its push kernels: on an H100, each length in
-#: one call, 0.795-0.967 of a copy against 0.766-0.903 at 81920, 90001, 150000 and 200001; at
-#: 36000 and 524288 behind (0.844 against 0.914, 0.857 against 0.874), at 2^20 ahead (0.815
-#: against 0.799), left to the split kernel for want of the lengths between
-#: (reports/measurements/split_blocks_h100.jsonl).
-_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 98303), (131073, 245759)) for s in ("_f16", "_bf16")}}
+#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's at
+#: 73729-90001 and 131073-245759, rows the split kernel takes between its push kernels: on an
+#: H100, each length in one call, 0.795-0.967 of a copy against 0.766-0.903 at 75001, 81920,
+#: 90001, 131073, 150000, 151936, 180000, 200001 and 245759 (two calls); behind at 98303 (0.780
+#: against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874), ahead at 2^20
+#: (0.815 against 0.799): the rows past 262144 left to the split kernel for want of the lengths
+#: between (reports/measurements/split_blocks_h100.jsonl).
+_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("_f16", "_bf16")}}
 
 
 #: Misaligned 16-bit rows of the bias form on its cluster kernels: family -> type -> ((from,

@@ -364,7 +364,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     those between on its barrier cluster sized 73728 (0.83-0.88 against 0.77-0.82:
     dispatch._MISALIGNED_CLUSTERS), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
-    copy there against 0.77-0.97), but the bias form's of 73729-98303 and 131073-245759, aligned
+    copy there against 0.77-0.97), but the bias form's of 73729-90001 and 131073-245759, aligned
     or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE; the misaligned rows
     its push kernels leave outside those ranges stay); log_softmax's and the causal form's all on
     the online split kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized
@@ -400,10 +400,11 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                     chosen(72702, aligned=False) == f"{family}_cluster_{short}_c73728"
                 assert chosen(59000, aligned=False) == chosen(73665, aligned=False) == \
                     chosen(120001, aligned=False) == chosen(245760, aligned=False) == split
+                assert chosen(90002) == chosen(98303) == chosen(90002, aligned=False) == split
                 wide = split + "_b512"
-                assert chosen(73729) == chosen(90001) == chosen(98303) == chosen(131073) == \
-                    chosen(151936) == chosen(245759) == wide
-                assert chosen(73729, aligned=False) == chosen(98303, aligned=False) == \
+                assert chosen(73729) == chosen(90001) == chosen(131073) == chosen(151936) == \
+                    chosen(245759) == wide
+                assert chosen(73729, aligned=False) == chosen(90001, aligned=False) == \
                     chosen(131073, aligned=False) == chosen(245759, aligned=False) == wide
                 assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == split
                 assert chosen(40960) == chosen(65536) == push + "65536"
