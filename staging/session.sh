@@ -9,7 +9,8 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the sweeps (ops, small, long) and
+# 65472 (misbias), the 16-bit split kernels on 512-thread blocks (splitblocks), the sweeps (ops,
+# small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
@@ -85,6 +86,12 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
+# The mask form's and log_softmax backward's 16-bit online split kernels on 512-thread blocks,
+# staged, beside kernels/' own (staging/split_blocks.sh, ~3 minutes: their measurements, then
+# their tests for 60 s; splitblocks).
+[[ $steps == *" splitblocks "* ]] && {
+  timeout 300 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
+  echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
