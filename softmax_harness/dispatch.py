@@ -468,7 +468,9 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
         family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
         spans = _MISALIGNED_CLUSTERS.get(family, {}).get(suffix, ())
         for i, (first, kernel, size) in enumerate(spans):
-            last = min([_shifted_room(size, suffix), *(after - 1 for after, _, _ in spans[i + 1:i + 2])])
+            last = _shifted_room(size, suffix)
+            if i + 1 < len(spans):  # up to the next span's first row
+                last = min(last, spans[i + 1][0] - 1)
             if first <= n_cols <= last:
                 v = _by_name().get(f"{family}_{kernel}{suffix}_c{size}")
                 if _usable(v, device_id):

@@ -87,10 +87,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
 # The mask form's and log_softmax backward's 16-bit online split kernels on 512-thread blocks,
-# staged, beside kernels/' own (staging/split_blocks.sh, ~3 minutes: their measurements, then
-# their tests for 60 s; splitblocks).
+# staged, beside kernels/' own (staging/split_blocks.sh, ~6 minutes: their measurements, then
+# their tests for 60 s and the sanitizers; a call of its own; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
-  timeout 300 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
+  timeout 560 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {

@@ -3,10 +3,10 @@
 # form's (8 elements a thread in registers, no spill) and log_softmax's backward
 # (staging/kernels/*/*_b512.cu), beside kernels/' own (four blocks of 256) and the dispatcher at
 # the row lengths the dispatcher gives the split kernel, aligned and misaligned, each beside the
-# copy in the same call (~1 GiB of rows); then the staged variants' tests for
-# SPLIT_BLOCKS_DEADLINE seconds (default 60), no sanitizers (staging/check.sh runs them). The bias
-# form's, so measured, led at 75001-245759 (reports/measurements/split_blocks_h100.jsonl). Rows
-# into $1; ~3 minutes.
+# copy in the same call (~1 GiB of rows); then staging/check.sh (the staged variants' tests for
+# SPLIT_BLOCKS_DEADLINE seconds, default 60, and the four sanitizers). The bias form's, so
+# measured, led at 75001-245759 (reports/measurements/split_blocks_h100.jsonl). Rows into $1
+# (the tests' in $1/staged.tgz); ~6 minutes.
 set -u
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/split_blocks}
@@ -24,8 +24,5 @@ m scaled_softmax_mask scaled_mask bfloat16 bf16 20000 40000 65535 100000 150000 
 m scaled_softmax_mask scaled_mask float16 f16 65535 1048576
 m log_softmax_backward log_softmax_backward bfloat16 bf16 40000 65535 68001 100000 150000 200001 524288 1048576
 m log_softmax_backward log_softmax_backward float16 f16 65535 1048576
-names=$(grep -ho "@variant name=[a-z0-9_]*" $s/*/*_b512.cu | sed 's/@variant name=//')
-tools/gpu-check --workers 15 --deadline "${SPLIT_BLOCKS_DEADLINE:-60}" --test-timeout 120 \
-  $(for v in $names; do echo "--variant $v@$s"; done) --out "$out/suite.json" --log "$out/suite.log" \
-  > "$out/suite.txt" 2>&1
-echo "split_blocks suite rc $?"; tail -1 "$out/suite.txt"
+MEASURE=0 DEADLINE="${SPLIT_BLOCKS_DEADLINE:-60}" OUT="$out" bash staging/check.sh
+echo "split_blocks check rc $?"
