@@ -335,8 +335,13 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: 90001, 131073, 150000, 151936, 180000, 200001 and 245759 (two calls); behind at 98303 (0.780
 #: against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874), ahead at 2^20
 #: (0.815 against 0.799): the rows past 262144 left to the split kernel for want of the lengths
-#: between (reports/measurements/split_blocks_h100.jsonl).
-_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("_f16", "_bf16")}}
+#: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 20000 on,
+#: every row the split kernel takes past its push kernels (8 elements a thread in registers): on
+#: an H100, each length in one call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000,
+#: 100000, 150000, 200001, 524288 and 2^20, 0.843-0.850 against 0.820 at a misaligned 65535
+#: (reports/measurements/split_blocks_ops_h100.jsonl).
+_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("_f16", "_bf16")},
+               "scaled_mask": {s: ((20000, 2**20),) for s in ("_f16", "_bf16")}}
 
 
 #: Misaligned 16-bit rows of the bias form on its cluster kernels: family -> type -> ((from,

@@ -368,7 +368,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE; the misaligned rows
     its push kernels leave outside those ranges stay); log_softmax's and the causal form's all on
     the online split kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized
-    32768), 45056-73728 and 114688-131072."""
+    32768), 45056-73728 and 114688-131072, from 20000 on its split kernel of 512-thread blocks."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -376,21 +376,23 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             split, push = f"{family}_online_split_{short}", f"{family}_cluster_push_{short}_c"
-            assert chosen(245760 + 16385) == chosen(2**20) == split
+            wide = split + "_b512" if family == "scaled_mask" else split
+            assert chosen(245760 + 16385) == chosen(2**20) == wide
             if family != "scaled_bias":
-                assert chosen(73729) == chosen(151936) == chosen(229376) == split
-                assert chosen(65535, aligned=False) == chosen(73728, aligned=False) == split
+                assert chosen(73729) == chosen(151936) == chosen(229376) == wide
+                assert chosen(65535, aligned=False) == chosen(73728, aligned=False) == wide
             if family in ("log_softmax", "scaled_causal"):
                 assert chosen(32769) == chosen(65536) == chosen(73728) == chosen(262144) == split
                 if family.startswith("scaled_"):
                     assert chosen(16385) == chosen(24576) == chosen(32768) == split
             elif family == "scaled_mask":
-                assert chosen(16385) == chosen(28664) == chosen(45055) == chosen(262144) == split
+                assert chosen(16385) == chosen(19999) == split
+                assert chosen(20000) == chosen(28664) == chosen(45055) == chosen(262144) == wide
                 assert chosen(28672) == chosen(32768) == f"{family}_onepass_{short}_c32768"
-                assert chosen(32768, aligned=False) == chosen(28676) == split
+                assert chosen(32768, aligned=False) == chosen(28676) == wide
                 assert chosen(45056) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
-                assert chosen(114687) == chosen(131073) == split
+                assert chosen(114687) == chosen(131073) == wide
                 assert chosen(114688) == chosen(131072) == push + "131072"
             elif family == "scaled_bias":
                 assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
@@ -445,7 +447,8 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
     end at 32768, and log_softmax's backward, whose block ends at 22528; 16 bits:
     the bias form's cluster push kernel sized 262144, the mask and causal forms' and log_softmax's
     tiles at 16384, the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go
-    over a group of blocks meeting once a row, the longer ones to the block."""
+    over a group of blocks meeting once a row (the 16-bit mask form's from 20000 on its
+    512-thread blocks), the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -466,7 +469,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
             else:
                 last, kernel = 32768, f"{family}_cluster_c32768"
             assert chosen(last) == kernel
-            assert chosen(last + 1) == chosen(2**20) == f"{family}_online_split{suffix}"
+            split = f"{family}_online_split{suffix}"
+            assert chosen(last + 1) == split
+            assert chosen(2**20) == split + "_b512" * (family == "scaled_mask" and bool(suffix))
             assert chosen(2**20 + 1).startswith(f"{family}_block")
 
 

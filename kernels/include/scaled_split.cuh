@@ -425,6 +425,17 @@ struct MaskedForm {
         split_rows<T, THREADS, E, S>(MaskedForm<T, true>{x, second, n_cols, scale}, y, n_rows, n_cols,     \
                                      workspace, parts, stash, bytes);                                      \
     }
+// The mask form's with its stash and the mask's bytes in dynamic shared memory (blocks of 512
+// threads: 108 KB a block).
+#define SCALED_ONLINE_SPLIT_mask_DYNAMIC(NAME, T, THREADS, BLOCKS, E, S)                                  \
+    extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                          \
+        NAME(SCALED_ARGS_mask(T), unsigned* workspace, int parts) {                                        \
+        extern __shared__ __align__(16) unsigned char dynamic[];                                           \
+        T* stash = reinterpret_cast<T*>(dynamic);                                                          \
+        split_rows<T, THREADS, E, S>(MaskedForm<T, true>{x, second, n_cols, scale}, y, n_rows, n_cols,     \
+                                     workspace, parts, stash,                                              \
+                                     reinterpret_cast<unsigned char*>(stash + THREADS * S));               \
+    }
 #define SCALED_ONLINE_SPLIT_causal(NAME, T, THREADS, BLOCKS, E, S)                                        \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                          \
         NAME(SCALED_ARGS_causal(T), unsigned* workspace, int parts) {                                      \
