@@ -86,11 +86,10 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
-# The mask form's and log_softmax backward's 16-bit online split kernels on 512-thread blocks,
-# staged, beside kernels/' own (staging/split_blocks.sh, ~6 minutes: their measurements, then
-# their tests for 60 s and the sanitizers; a call of its own; splitblocks).
+# The mask form's 16-bit online split kernel on 512-thread blocks beside the dispatcher's other
+# choices for its rows (staging/split_blocks.sh, ~2 minutes; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
-  timeout 560 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
+  timeout 200 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
