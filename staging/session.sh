@@ -89,7 +89,7 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # The mask form's 16-bit online split kernel on 512-thread blocks beside the dispatcher's other
 # choices for its rows (staging/split_blocks.sh, ~2 minutes; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
-  timeout 200 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
+  timeout 290 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
