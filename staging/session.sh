@@ -91,6 +91,17 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 [[ $steps == *" splitblocks "* ]] && {
   timeout 290 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
+# The mask form's 16-bit crossovers between its 512-thread split kernel and the dispatcher's
+# other kernels (the split kernel of 256-thread blocks at 16385-19999, the tile sized 32768 at
+# 28672-32768, the push kernel sized 65536 from 45056; split_blocks_mask_map_h100.jsonl), each
+# length in one call (maskcross, ~1 minute).
+[[ $steps == *" maskcross "* ]] && {
+  mkdir -p "$r/maskcross"
+  timeout 150 python3 -m softmax_harness measure scaled_softmax_mask scaled_mask_online_split_bf16_b512 \
+    --op scaled_softmax_mask --dtype bfloat16 --cols 16385 16896 17408 17920 18432 19456 28672 29696 \
+    30720 31744 32768 45056 47104 49152 51200 53248 55296 --json "$r/maskcross/bf16.json" \
+    > "$r/maskcross/bf16.txt" 2>&1
+  echo "maskcross rc $?"; pack; }
 # a trial diff's tests (under a deadline) and measurements: trial STEP NAME DEADLINE LIMIT
 trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
