@@ -311,10 +311,12 @@ _SPLIT_INSTEAD = {
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
 #: against 0.67-0.79 elsewhere), and every misaligned row (a misaligned 65535 0.25-0.70 against
 #: 0.67-0.92) but the bias form's of :data:`_MISALIGNED_CLUSTERS`. The mask form's 16-bit rows
-#: of 45056-73728 since its words come in one round trip (include/scaled.cuh, kept_chunks):
+#: of 51200-73728 since its words come in one round trip (include/scaled.cuh, kept_chunks):
 #: 0.834-1.017 of a copy against the online split kernel's 0.78-0.865 (an H100; 40960 behind, 0.77
 #: against 0.87:
-#: reports/measurements/mask_words_together_h100.json, mask_push_dispatch_h100.json); its rows
+#: reports/measurements/mask_words_together_h100.json, mask_push_dispatch_h100.json), the rows
+#: of 45056-49152 left to the split kernel on 512-thread blocks (0.934-0.946 against 0.851-0.919;
+#: level at 51200, 0.952 against 0.954; behind from 53248: split_blocks_mask_map_h100.jsonl); its rows
 #: of 114688-131072 on the push kernel sized 131072 (0.910-0.982 against 0.825-0.867; 98304
 #: behind, 0.805 against 0.838; the sized 262144 0.14-0.61 everywhere: an H100,
 #: reports/measurements/mask_push_long_h100.json).
@@ -322,7 +324,7 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
          "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")},
-         "scaled_mask": {s: ((45056, 65536), (65537, 73728), (114688, 131072))
+         "scaled_mask": {s: ((51200, 65536), (65537, 73728), (114688, 131072))
                          for s in ("_f16", "_bf16")}}
 
 
@@ -335,13 +337,16 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: 90001, 131073, 150000, 151936, 180000, 200001 and 245759 (two calls); behind at 98303 (0.780
 #: against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874), ahead at 2^20
 #: (0.815 against 0.799): the rows past 262144 left to the split kernel for want of the lengths
-#: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 20000 on,
-#: every row the split kernel takes past its push kernels (8 elements a thread in registers): on
-#: an H100, each length in one call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000,
-#: 100000, 150000, 200001, 524288 and 2^20, 0.843-0.850 against 0.820 at a misaligned 65535
-#: (reports/measurements/split_blocks_ops_h100.jsonl).
+#: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 16896 on,
+#: every row the split kernel takes (8 elements a thread in registers; the ladder leaves it the
+#: rows of 16385-51199 but its push kernels'): on an H100, each length in one call, 0.905-0.992
+#: of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001, 524288 and 2^20,
+#: 0.843-0.850 against 0.820 at a misaligned 65535 (split_blocks_ops_h100.jsonl), 0.904-0.943
+#: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
+#: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
+#: files in reports/measurements/).
 _SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("_f16", "_bf16")},
-               "scaled_mask": {s: ((20000, 2**20),) for s in ("_f16", "_bf16")}}
+               "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
 
 
 #: Misaligned 16-bit rows of the bias form on its cluster kernels: family -> type -> ((from,
@@ -376,16 +381,17 @@ def _shifted_room(size: int, suffix: str) -> int:
 #: 0.89-0.92 against 0.75-0.77, causal 0.83 against 0.61), and the causal form's of 32 (0.99
 #: against 0.89): an H100, each length measured (reports/measurements/fused_lanes_h100.json);
 #: misaligned rows, and the lengths between, were not. The mask form's aligned 16-bit rows of
-#: 28672-32768 on its tile sized 32768: 0.826-0.921 against the online split kernel's 0.805-0.835
-#: (an H100; 24576 and below behind, 0.45-0.73 against 0.78-0.90, and a misaligned 32767, 0.356
-#: against 0.744: reports/measurements/mask_tile_c32768_h100.json).
+#: 28672-32768 went to its tile sized 32768 (0.826-0.921 against the online split kernel's
+#: 0.805-0.835: reports/measurements/mask_tile_c32768_h100.json) until its split kernel on
+#: 512-thread blocks ran 0.990-0.995 there against the tile's 0.883-0.968 (an H100, each length
+#: in one call: split_blocks_mask_map_h100.jsonl).
 OP_ALIGNED_TILES = {
     **{f"scaled_softmax_{form}": {
         dtype: {**{c: f"scaled_{form}_onepass_{short}_c128_l4" for c in (72, 96, 112, 120, 128)},
                 **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2},
                 **{c: f"scaled_{form}_onepass_{short}_c32768" for c in whole}}
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
-       for form, lanes2, whole in (("bias", (24,), ()), ("mask", (), range(28672, 32769, 8)),
+       for form, lanes2, whole in (("bias", (24,), ()), ("mask", (), ()),
                                    ("causal", (24, 32), ()))},
     # the backwards' 16-bit rows of 24 on 2 lanes of 16: 0.94 of a copy against 0.85 (softmax's),
     # 0.86-0.87 against 0.74-0.75 (log_softmax's); level at 32 (reports/measurements/

@@ -367,8 +367,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     copy there against 0.77-0.97), but the bias form's of 73729-90001 and 131073-245759, aligned
     or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE; the misaligned rows
     its push kernels leave outside those ranges stay); log_softmax's and the causal form's all on
-    the online split kernel, the mask form's but its aligned rows of 28672-32768 (its tile sized
-    32768), 45056-73728 and 114688-131072, from 20000 on its split kernel of 512-thread blocks."""
+    the online split kernel, the mask form's but its aligned rows of 51200-73728 and 114688-131072
+    (its push kernels), from 16896 on its split kernel of 512-thread blocks."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -386,11 +386,10 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 if family.startswith("scaled_"):
                     assert chosen(16385) == chosen(24576) == chosen(32768) == split
             elif family == "scaled_mask":
-                assert chosen(16385) == chosen(19999) == split
-                assert chosen(20000) == chosen(28664) == chosen(45055) == chosen(262144) == wide
-                assert chosen(28672) == chosen(32768) == f"{family}_onepass_{short}_c32768"
-                assert chosen(32768, aligned=False) == chosen(28676) == wide
-                assert chosen(45056) == chosen(65536) == push + "65536"
+                assert chosen(16385) == chosen(16895) == split
+                assert chosen(16896) == chosen(28672) == chosen(32768) == chosen(51199) == wide
+                assert chosen(32768, aligned=False) == chosen(262144) == wide
+                assert chosen(51200) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
                 assert chosen(114687) == chosen(131073) == wide
                 assert chosen(114688) == chosen(131072) == push + "131072"
