@@ -367,8 +367,7 @@ class Variant:
         grid, block, smem = self.launch_config(n_rows, n_cols, device_id)
         with cupy.cuda.Device(device_id):
             kernel = getattr(function, "kernel", function)  # RawKernel -> this device's Function
-            # past the default 48 KB a block (the kernel's own __shared__ bytes counted) a launch must ask
-            if smem > self._smem_asked and smem + int(function.shared_size_bytes) > 48 * 1024:
+            if smem > max(48 * 1024, self._smem_asked):  # beyond the default a launch must ask for it
                 function.max_dynamic_shared_size_bytes = self._smem_asked = smem
             if spec.cluster > 8:  # so must a cluster past the portable size
                 cupy.cuda.driver.funcSetAttribute(kernel.ptr, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)
