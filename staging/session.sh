@@ -86,10 +86,11 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
-# The bias form's and log_softmax backward's 16-bit online split kernels with another share of a
-# slice in registers, staged, beside kernels/' own (staging/split_blocks.sh, ~2 minutes; splitblocks).
+# The bias form's 16-bit online split kernel with 8 elements a thread in registers, staged, beside
+# kernels/' own and the dispatcher, then its tests and the sanitizers (staging/split_blocks.sh, ~4
+# minutes; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
-  timeout 200 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
+  timeout 400 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
 # The mask form's 16-bit crossovers between its 512-thread split kernel and the dispatcher's
 # other kernels (the split kernel of 256-thread blocks at 16385-19999, the tile sized 32768 at
