@@ -338,9 +338,9 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874), ahead at 2^20
 #: (0.815 against 0.799): the rows past 262144 left to the split kernel for want of the lengths
 #: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 16896 on,
-#: every row the split kernel takes (8 elements a thread in registers; the ladder leaves it the
-#: rows of 16385-51199 but its push kernels'): on an H100, each length in one call, 0.905-0.992
-#: of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001, 524288 and 2^20,
+#: every row the split kernel takes (8 elements a thread in registers; the ladder gives the split
+#: kernel every row past 16384 its push kernels do not take): on an H100, each length in one
+#: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001, 524288 and 2^20,
 #: 0.843-0.850 against 0.820 at a misaligned 65535 (split_blocks_ops_h100.jsonl), 0.904-0.943
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
@@ -381,18 +381,16 @@ def _shifted_room(size: int, suffix: str) -> int:
 #: 0.89-0.92 against 0.75-0.77, causal 0.83 against 0.61), and the causal form's of 32 (0.99
 #: against 0.89): an H100, each length measured (reports/measurements/fused_lanes_h100.json);
 #: misaligned rows, and the lengths between, were not. The mask form's aligned 16-bit rows of
-#: 28672-32768 went to its tile sized 32768 (0.826-0.921 against the online split kernel's
-#: 0.805-0.835: reports/measurements/mask_tile_c32768_h100.json) until its split kernel on
-#: 512-thread blocks ran 0.990-0.995 there against the tile's 0.883-0.968 (an H100, each length
-#: in one call: split_blocks_mask_map_h100.jsonl).
+#: 28672-32768 stay on its split kernel of 512-thread blocks (:data:`_SPLIT_WIDE`), not its tile
+#: sized 32768: 0.990-0.995 of a copy against the tile's 0.883-0.968 (an H100, each length in one
+#: call: split_blocks_mask_map_h100.jsonl; the tile against the 256-thread split kernel:
+#: mask_tile_c32768_h100.json).
 OP_ALIGNED_TILES = {
     **{f"scaled_softmax_{form}": {
         dtype: {**{c: f"scaled_{form}_onepass_{short}_c128_l4" for c in (72, 96, 112, 120, 128)},
-                **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2},
-                **{c: f"scaled_{form}_onepass_{short}_c32768" for c in whole}}
+                **{c: f"scaled_{form}_onepass_{short}_c32_l2" for c in lanes2}}
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16"))}
-       for form, lanes2, whole in (("bias", (24,), ()), ("mask", (), ()),
-                                   ("causal", (24, 32), ()))},
+       for form, lanes2 in (("bias", (24,)), ("mask", ()), ("causal", (24, 32)))},
     # the backwards' 16-bit rows of 24 on 2 lanes of 16: 0.94 of a copy against 0.85 (softmax's),
     # 0.86-0.87 against 0.74-0.75 (log_softmax's); level at 32 (reports/measurements/
     # backward_lanes_h100.json, an H100)
