@@ -9,7 +9,8 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the 16-bit split kernels on 512-thread blocks (splitblocks), the sweeps (ops,
+# 65472 (misbias), the staged 16-bit split kernel (splitblocks), the mask form's crossovers to its
+# 512-thread split kernel (maskcross), the sweeps (ops,
 # small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
