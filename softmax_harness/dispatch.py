@@ -340,8 +340,8 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 16896 on,
 #: every row the split kernel takes (8 elements a thread in registers; the ladder gives the split
 #: kernel every row past 16384 its push kernels do not take): on an H100, each length in one
-#: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001, 524288 and 2^20,
-#: 0.843-0.850 against 0.820 at a misaligned 65535 (split_blocks_ops_h100.jsonl), 0.904-0.943
+#: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001,
+#: 524288 and 2^20, 0.843-0.850 against 0.820 at a misaligned 65535 (split_blocks_ops_h100.jsonl), 0.904-0.943
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
 #: files in reports/measurements/).

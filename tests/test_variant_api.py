@@ -446,7 +446,7 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
     end at 32768, and log_softmax's backward, whose block ends at 22528; 16 bits:
     the bias form's cluster push kernel sized 262144, the mask and causal forms' and log_softmax's
     tiles at 16384, the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go
-    over a group of blocks meeting once a row (the 16-bit mask form's from 20000 on its
+    over a group of blocks meeting once a row (the 16-bit mask form's from 16896 on its
     512-thread blocks), the longer ones to the block."""
     from softmax_harness import dispatch
 
