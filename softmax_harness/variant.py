@@ -87,6 +87,9 @@ def split_plan(n_rows: int, n_cols: int, tile: int, blocks: int, threads: int, c
     a time over more blocks would take more rounds, and every round costs a barrier: measured
     far slower (reports/measurements/plan_cost_model_ab.json)."""
     least = -(-n_cols // tile)
+    if not blocks:
+        raise ValueError("no block of it fits on a multiprocessor of this device (its threads, registers "
+                         "or shared memory)")
     if least > blocks:
         raise ValueError(f"rows of {n_cols} columns need {least} resident blocks of {tile} elements; "
                          f"this device holds {blocks}")
@@ -367,7 +370,8 @@ class Variant:
         grid, block, smem = self.launch_config(n_rows, n_cols, device_id)
         with cupy.cuda.Device(device_id):
             kernel = getattr(function, "kernel", function)  # RawKernel -> this device's Function
-            if smem > max(48 * 1024, self._smem_asked):  # beyond the default a launch must ask for it
+            # past the default 48 KB a block (the kernel's own __shared__ bytes counted) a launch must ask
+            if smem > self._smem_asked and smem + int(function.shared_size_bytes) > 48 * 1024:
                 function.max_dynamic_shared_size_bytes = self._smem_asked = smem
             if spec.cluster > 8:  # so must a cluster past the portable size
                 cupy.cuda.driver.funcSetAttribute(kernel.ptr, NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)

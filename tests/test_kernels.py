@@ -84,6 +84,47 @@ def test_a_split_kernel_that_leaves_its_workspace_dirty_is_named(tmp_path):
         Variant(spec)(cupy.zeros((4, 100), dtype=cupy.float32))
 
 
+#: 48 KB of dynamic shared memory and 16 bytes of its own: past the 48 KB a block gets unasked.
+#: Each thread writes its row from the dynamic bytes' far end.
+STATIC_AND_DYNAMIC = ("// @variant name=both_shared kernel=both_shared algorithm=safe "
+                      "geometry=thread-per-row threads=32 smem=49152\n") + """
+extern "C" __global__ void both_shared(const float* x, float* y, int n_rows, int n_cols) {
+    extern __shared__ float dynamic[];
+    __shared__ float own[4];
+    const int row = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) own[0] = 0.0f;
+    __syncthreads();
+    if (row >= n_rows) return;
+    const float* in = x + (size_t)row * n_cols;
+    float m = __int_as_float(0xff800000u), d = own[0];
+    for (int i = 0; i < n_cols; ++i) m = fmaxf(m, in[i]);
+    for (int i = 0; i < n_cols; ++i) d += expf(in[i] - m);
+    float* last = dynamic + 12288 - 32 + threadIdx.x;
+    *last = 1.0f / d;
+    for (int i = 0; i < n_cols; ++i) y[(size_t)row * n_cols + i] = expf(in[i] - m) * *last;
+}
+"""
+
+
+def test_a_kernel_past_48_kb_with_its_own_shared_bytes_launches(tmp_path):
+    """48 KB of dynamic shared memory alone needs no asking; with the kernel's own bytes beside it,
+    it does (once planned 0 resident blocks of a split kernel so declared: split_blocks_ops_h100.jsonl)."""
+    import cupy
+    import numpy as np
+
+    from softmax_harness import Variant
+    from softmax_harness.registry import parse_file
+
+    (tmp_path / "both_shared.cu").write_text(STATIC_AND_DYNAMIC)
+    (spec,) = parse_file(tmp_path / "both_shared.cu")
+    variant = Variant(spec)
+    x = cupy.asarray(np.random.default_rng(0).standard_normal((70, 300), dtype=np.float32))
+    y = cupy.asnumpy(variant(x))
+    assert variant.compile().shared_size_bytes > 0
+    expected = np.exp(cupy.asnumpy(x).astype(np.float64))
+    np.testing.assert_allclose(y, expected / expected.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
 #: Found on the H200 (2026-12-04): the third row's one finite maximum (4.17e5) dominates, and
 #: split_row_smem_f32's shifted exponentials wrote 1 + 2^-23 there, outside [0, 1].
 LONE_SHIFTED_MAXIMUM = BatchRecipe(1048576, (RowRecipe(), RowRecipe(),

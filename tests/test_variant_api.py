@@ -788,6 +788,8 @@ def test_split_plan_names_a_row_too_long_for_the_device():
     with pytest.raises(ValueError, match="rows of 2097152 columns need 108 resident blocks of 19424 "
                                          "elements; this device holds 100"):
         split_plan(1, 2**21, 19424, 100, 256, 4)
+    with pytest.raises(ValueError, match="no block of it fits on a multiprocessor"):
+        split_plan(1, 1000, 19424, 0, 256, 4)
 
 
 def test_the_ops_take_other_lane_counts_only_at_the_aligned_lengths_measured():
