@@ -270,7 +270,7 @@ SPLIT_LONGEST = 2**20
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
 #: the bias form's sized 73728 (its push kernel takes the aligned rows and the misaligned ones of
-#: 72703-73664, the barrier cluster itself those of 65473-72702: :data:`_MISALIGNED_CLUSTERS`) and the mask
+#: 72703-73664: :data:`_MISALIGNED_CLUSTERS`; the barrier cluster itself none now) and the mask
 #: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
 #: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
 #: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
@@ -332,12 +332,15 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: multiprocessor (``*_online_split*_b512``), each row over half the blocks: family -> type ->
 #: ((from, to), ...), of the rows the ladder gives the split kernel, aligned and misaligned alike
 #: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's at
-#: 73729-90001 and 131073-245759, rows the split kernel takes between its push kernels: on an
-#: H100, each length in one call, 0.795-0.967 of a copy against 0.766-0.903 at 75001, 81920,
-#: 90001, 131073, 150000, 151936, 180000, 200001 and 245759 (two calls); behind at 98303 (0.780
-#: against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874), ahead at 2^20
-#: (0.815 against 0.799): the rows past 262144 left to the split kernel for want of the lengths
-#: between (reports/measurements/split_blocks_h100.jsonl). The 16-bit mask form's from 16896 on,
+#: 73729-90001, 131073-245759 and 262145-2^20, rows the split kernel takes between and past its
+#: push kernels, and the misaligned ones of 65473-72702 (those the push kernels leave there):
+#: with 16 elements a thread in registers, on an H100, each length in one call, 0.795-0.967 of a
+#: copy against 0.766-0.903 at 75001, 81920, 90001, 131073, 150000, 151936, 180000, 200001 and
+#: 245759, behind at 98303 (0.780 against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857
+#: against 0.874) (split_blocks_h100.jsonl); with 8 (kernels/' now) 0.875-0.984 against 0.798-0.963
+#: with 16 at a misaligned 65535, 81920, 150000, 200001, 524288 and 2^20, and against the
+#: dispatcher's 0.785-0.877 at 65535 (the barrier cluster sized 73728), 524288 and 2^20 (the
+#: 256-thread kernel) (split_blocks_regs_h100.jsonl). The 16-bit mask form's from 16896 on,
 #: every row the split kernel takes (8 elements a thread in registers; the ladder gives the split
 #: kernel every row past 16384 its push kernels do not take): on an H100, each length in one
 #: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001,
@@ -345,7 +348,8 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
 #: files in reports/measurements/).
-_SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("_f16", "_bf16")},
+_SPLIT_WIDE = {"scaled_bias": {s: ((65473, 90001), (131073, 245759), (262145, 2**20))
+                               for s in ("_f16", "_bf16")},
                "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
 
 
@@ -359,11 +363,13 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((73729, 90001), (131073, 245759)) for s in ("
 #: at 72703-73663; between them the barrier cluster sized 73728 (each length in one call:
 #: reports/measurements/misaligned_bias_h100.jsonl) 0.829-0.884 against the split kernel's
 #: 0.774-0.816 and the push kernel's 0.788-0.883 at 65473-72702, and on an H200 0.702 against
-#: 0.684 at 65535 (bias_stash_past.jsonl). The mask form's and the backwards' push kernels lose on
-#: misaligned rows (0.72-0.87 against 0.78-0.99) but log_softmax's backward's at 61441 (0.882
-#: against 0.833; 57345-65471 behind); fp16 follows bf16.
-_MISALIGNED_CLUSTERS = {"scaled_bias": {s: ((59001, "cluster_push", 65536), (65473, "cluster", 73728),
-                                            (72703, "cluster_push", 73728)) for s in ("_f16", "_bf16")}}
+#: 0.684 at 65535 (bias_stash_past.jsonl), until the split kernel on 512-thread blocks with 8
+#: elements a thread in registers ran 0.875 against its 0.826 at 65535 (an H100,
+#: split_blocks_regs_h100.jsonl): those rows now go to it (:data:`_SPLIT_WIDE`). The mask form's
+#: and the backwards' push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but
+#: log_softmax's backward's at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
+_MISALIGNED_CLUSTERS = {"scaled_bias": {s: ((59001, "cluster_push", 65536), (72703, "cluster_push", 73728))
+                                        for s in ("_f16", "_bf16")}}
 
 
 def _shifted_room(size: int, suffix: str) -> int:

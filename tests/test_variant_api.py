@@ -360,13 +360,13 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
     kernel sized to the row where one measured faster (dispatch._PUSH), and the bias form's
-    misaligned rows of 59001-65472 and 72703-73664 too (0.83-0.88 of a copy against 0.76-0.78),
-    those between on its barrier cluster sized 73728 (0.83-0.88 against 0.77-0.82:
+    misaligned rows of 59001-65472 and 72703-73664 too (0.83-0.88 of a copy against 0.76-0.78:
     dispatch._MISALIGNED_CLUSTERS), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
-    copy there against 0.77-0.97), but the bias form's of 73729-90001 and 131073-245759, aligned
-    or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE; the misaligned rows
-    its push kernels leave outside those ranges stay); log_softmax's and the causal form's all on
+    copy there against 0.77-0.97), but the bias form's of 65473-90001, 131073-245759 and
+    262145-2^20, aligned or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE,
+    0.875 against its barrier cluster's 0.826 at a misaligned 65535; the misaligned rows its push
+    kernels leave outside those ranges stay); log_softmax's and the causal form's all on
     the online split kernel, the mask form's but its aligned rows of 51200-73728 and 114688-131072
     (its push kernels), from 16896 on its split kernel of 512-thread blocks."""
     from softmax_harness import dispatch
@@ -376,7 +376,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
             split, push = f"{family}_online_split_{short}", f"{family}_cluster_push_{short}_c"
-            wide = split + "_b512" if family == "scaled_mask" else split
+            wide = split + "_b512" if family in ("scaled_mask", "scaled_bias") else split
             assert chosen(245760 + 16385) == chosen(2**20) == wide
             if family != "scaled_bias":
                 assert chosen(73729) == chosen(151936) == chosen(229376) == wide
@@ -397,16 +397,16 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(24576) == chosen(32768) == f"{family}_onepass_{short}_c32768"
                 assert chosen(59001, aligned=False) == chosen(65472, aligned=False) == push + "65536"
                 assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
-                assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
-                    chosen(72702, aligned=False) == f"{family}_cluster_{short}_c73728"
-                assert chosen(59000, aligned=False) == chosen(73665, aligned=False) == \
-                    chosen(120001, aligned=False) == chosen(245760, aligned=False) == split
+                assert chosen(59000, aligned=False) == chosen(120001, aligned=False) == \
+                    chosen(245760, aligned=False) == chosen(262144, aligned=False) == split
                 assert chosen(90002) == chosen(98303) == chosen(90002, aligned=False) == split
-                wide = split + "_b512"
                 assert chosen(73729) == chosen(90001) == chosen(131073) == chosen(151936) == \
-                    chosen(245759) == wide
-                assert chosen(73729, aligned=False) == chosen(90001, aligned=False) == \
-                    chosen(131073, aligned=False) == chosen(245759, aligned=False) == wide
+                    chosen(245759) == chosen(262145) == chosen(524288) == wide
+                assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
+                    chosen(72702, aligned=False) == chosen(73665, aligned=False) == \
+                    chosen(73729, aligned=False) == chosen(90001, aligned=False) == \
+                    chosen(131073, aligned=False) == chosen(245759, aligned=False) == \
+                    chosen(262145, aligned=False) == wide
                 assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == split
                 assert chosen(40960) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
@@ -446,8 +446,8 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
     end at 32768, and log_softmax's backward, whose block ends at 22528; 16 bits:
     the bias form's cluster push kernel sized 262144, the mask and causal forms' and log_softmax's
     tiles at 16384, the others' tiles at 32768, the backwards' push kernels between) up to 2^20 go
-    over a group of blocks meeting once a row (the 16-bit mask form's from 16896 on its
-    512-thread blocks), the longer ones to the block."""
+    over a group of blocks meeting once a row (the 16-bit mask form's from 16896 and the bias
+    form's from 262145 on its 512-thread blocks), the longer ones to the block."""
     from softmax_harness import dispatch
 
     for op, family in dispatch._LADDERS.items():
@@ -469,8 +469,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
                 last, kernel = 32768, f"{family}_cluster_c32768"
             assert chosen(last) == kernel
             split = f"{family}_online_split{suffix}"
-            assert chosen(last + 1) == split
-            assert chosen(2**20) == split + "_b512" * (family == "scaled_mask" and bool(suffix))
+            wide = bool(suffix) and family in ("scaled_mask", "scaled_bias")
+            assert chosen(last + 1) == split + "_b512" * (wide and family == "scaled_bias")
+            assert chosen(2**20) == split + "_b512" * wide
             assert chosen(2**20 + 1).startswith(f"{family}_block")
 
 

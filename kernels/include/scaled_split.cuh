@@ -408,7 +408,7 @@ struct MaskedForm {
         split_rows<T, THREADS, E, S>(BiasForm<T>{x, second, n_cols, scale}, y, n_rows, n_cols, workspace,  \
                                      parts, stash, bias_stash);                                            \
     }
-// The bias form's with both stashes in dynamic shared memory (blocks of 512 threads: 80 KB a block).
+// The bias form's with both stashes in dynamic shared memory (blocks of 512 threads: 96 KB a block).
 #define SCALED_ONLINE_SPLIT_bias_DYNAMIC(NAME, T, THREADS, BLOCKS, E, S)                                  \
     extern "C" __global__ void __launch_bounds__(THREADS, BLOCKS)                                          \
         NAME(SCALED_ARGS_bias(T), unsigned* workspace, int parts) {                                        \

@@ -24,13 +24,15 @@
 // @variant name=scaled_causal_online_split_f16 op=scaled_softmax_causal kernel=scaled_causal_online_split_f16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_causal_online_split_bf16 op=scaled_softmax_causal kernel=scaled_causal_online_split_bf16 algorithm=online geometry=split-row threads=256 blocks_per_sm=4 tile=34752 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 // The 16-bit bias form's on blocks of 512 threads, two a multiprocessor (the same threads and
-// registers a multiprocessor as four of 256; both stashes dynamic, 80 KB a block): each block's
-// slice twice as long, so that a row meets over half the blocks. On an H100, each length in one
-// call (reports/measurements/split_blocks_h100.jsonl): bf16 0.967 of a copy against 0.903 at
-// 81920, 0.795 against 0.770 at 90001, 0.890 against 0.876 at 150000, 0.853 against 0.766 at
-// 200001, 0.815 against 0.799 at 2^20 (fp16 0.808 against 0.791), level at a misaligned 65535,
-// behind at 36000 (0.844 against 0.914) and 524288 (0.857 against 0.874); one 1024-thread block a
-// multiprocessor behind nearly everywhere. The mask form's likewise, with 8 elements a thread in
+// registers a multiprocessor as four of 256; both stashes dynamic, 96 KB a block): each block's
+// slice twice as long, so that a row meets over half the blocks, 8 elements a thread in registers
+// and 48 in the stashes. On an H100, bf16, each length in one call
+// (reports/measurements/split_blocks_regs_h100.jsonl): 0.875-0.984 of a copy at a misaligned
+// 65535, 81920, 100000, 150000, 200001, 524288 and 2^20 against 0.798-0.963 with 16 in registers
+// and 40 in the stashes (80 KB) and 0.862-0.958 with 8 and 40; 16 + 40 had led the 256-thread
+// kernel at 81920-200001 and 2^20 (0.795-0.967 against 0.766-0.903) but trailed it at 36000 and
+// 524288 (split_blocks_h100.jsonl). One 1024-thread block a multiprocessor ran behind nearly
+// everywhere. The mask form's likewise, with 8 elements a thread in
 // registers (16-56 spilled 12-24 bytes on sm_90 and ran 0.67-0.78 against 0.82-0.88) and the rest
 // of a 40896-element slice in the stash beside its mask bytes (108 KB a block): on an H100, each
 // length in one call (reports/measurements/split_blocks_ops_h100.jsonl), bf16 0.905-0.992 of a
@@ -38,8 +40,8 @@
 // against 0.820 at a misaligned 65535 (fp16 0.850 and 0.911 against 0.820 and 0.832 at 65535
 // and 2^20). log_softmax's backward on the same blocks ran level or behind (0.875-0.994 against
 // 0.892-1.000): not kept.
-// @variant name=scaled_bias_online_split_f16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=81920 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
-// @variant name=scaled_bias_online_split_bf16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=81920 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_f16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_f16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_bf16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 #include "softmax.cuh"
@@ -54,7 +56,7 @@ SCALED_ONLINE_SPLIT_mask(scaled_mask_online_split_bf16, sh::bf16_t, 256, 4, 32, 
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split, float, 256, 4, 32, 44)
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 48, 88)
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
-SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_b512, sh::half_t, 512, 2, 16, 40)
-SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_b512, sh::bf16_t, 512, 2, 16, 40)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_b512, sh::half_t, 512, 2, 8, 48)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 48)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_f16_b512, sh::half_t, 512, 2, 8, 72)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 72)
