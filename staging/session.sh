@@ -9,7 +9,7 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the staged 16-bit split kernel (splitblocks), the mask form's crossovers to its
+# 65472 (misbias), the bias form's 16-bit split kernel's map (splitblocks), the mask form's crossovers to its
 # 512-thread split kernel (maskcross), the sweeps (ops,
 # small, long) and
 # ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
@@ -74,22 +74,24 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 120 tools/latency-spread "$r/rows16_f32.jsonl" cluster16_push_c163840 cluster_push_c155648 \
     "${shapes[@]}" --who harness-cupy > "$r/rows16_f32.txt" 2>&1
   echo "rows16 fp32 rc $?"; pack; }
-# The bias form's misaligned 16-bit rows of 65473-72702, which dispatch._MISALIGNED_CLUSTERS gives
-# the barrier cluster sized 73728 (ahead at every length on an H100: misaligned_bias_h100.jsonl;
-# on an H200 measured at 65535 only, bias_stash_past.jsonl): the online split kernel and the push
-# kernel beside it, the dispatcher beside, each length in one call (misbias, ~1 minute; on an H200).
+# The bias form's misaligned 16-bit rows of 65473-72702, which dispatch._SPLIT_WIDE gives the
+# split kernel on 512-thread blocks (0.875 against the barrier cluster's 0.826 at 65535 on an
+# H100: split_blocks_regs_h100.jsonl; the barrier cluster ahead of the 256-thread split kernel at
+# every length there: misaligned_bias_h100.jsonl): the three and the push kernel, the dispatcher
+# beside, each length in one call (misbias, ~1 minute; on an H200).
 [[ $steps == *" misbias "* ]] && {
   mkdir -p "$r/misbias"
   for v in bfloat16:65473 bfloat16:65535 bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 \
       bfloat16:70657 bfloat16:71681 bfloat16:72702 float16:65535 float16:69631; do
     IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
     timeout 60 python3 -m softmax_harness measure scaled_softmax_bias "scaled_bias_online_split_$s" \
-      "scaled_bias_cluster_${s}_c73728" "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
+      "scaled_bias_online_split_${s}_b512" "scaled_bias_cluster_${s}_c73728" \
+      "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
-# The bias form's 16-bit online split kernel with 8 elements a thread in registers, staged, beside
-# kernels/' own and the dispatcher, then its tests and the sanitizers (staging/split_blocks.sh, ~4
-# minutes; splitblocks).
+# The bias form's 16-bit online split kernel on 512-thread blocks (8 elements a thread in
+# registers) against every other kernel the dispatcher gives its 16-bit rows past 32768, the
+# dispatcher beside (staging/split_blocks.sh, ~4 minutes; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
   timeout 400 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }
