@@ -305,7 +305,9 @@ _SPLIT_INSTEAD = {
 #: against 0.89-0.91 at 65536 and 73728 (level at 57344 and 71680; 53248, 67584 and 69632 behind);
 #: the bias form 0.65-1.04 against 0.63-0.89 at 40960-73728 (the barrier cluster kernels),
 #: 0.85-1.01 against 0.77-0.80 at 98304-131072 and 0.81-0.85 against 0.77-0.78 at 245760-262144
-#: (the online split kernel; 81920 and 229376 behind). Left to the others: the backwards' sizes
+#: (the online split kernel; 81920 and 229376 behind), and at 94000 1.013 against the split
+#: kernel on 512-thread blocks' 0.968 (an H100, split_blocks_map_h100.jsonl), level with it at
+#: 45000 and 60001 (0.978 and 0.890 against 0.979 and 0.896). Left to the others: the backwards' sizes
 #: 131072 and 262144 (0.61-0.92 against 0.88-0.99 below 262144; at 262144 itself the softmax
 #: backward's level, 0.97-0.98), the mask and causal forms' (ahead only at their sizes' own
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
@@ -322,7 +324,7 @@ _SPLIT_INSTEAD = {
 #: reports/measurements/mask_push_long_h100.json).
 _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
-         "scaled_bias": {s: ((40960, 65536), (65537, 73728), (98304, 131072), (245760, 262144))
+         "scaled_bias": {s: ((40960, 65536), (65537, 73728), (94000, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")},
          "scaled_mask": {s: ((51200, 65536), (65537, 73728), (114688, 131072))
                          for s in ("_f16", "_bf16")}}
@@ -331,16 +333,15 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: Rows of the online split kernel's that go to its kernel on blocks of 512 threads, two a
 #: multiprocessor (``*_online_split*_b512``), each row over half the blocks: family -> type ->
 #: ((from, to), ...), of the rows the ladder gives the split kernel, aligned and misaligned alike
-#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's at
-#: 73729-90001, 131073-245759 and 262145-2^20, rows the split kernel takes between and past its
-#: push kernels, and the misaligned ones of 65473-72702 (those the push kernels leave there):
-#: with 16 elements a thread in registers, on an H100, each length in one call, 0.795-0.967 of a
-#: copy against 0.766-0.903 at 75001, 81920, 90001, 131073, 150000, 151936, 180000, 200001 and
-#: 245759, behind at 98303 (0.780 against 0.823), 36000 (0.844 against 0.914) and 524288 (0.857
-#: against 0.874) (split_blocks_h100.jsonl); with 8 (kernels/' now) 0.875-0.984 against 0.798-0.963
-#: with 16 at a misaligned 65535, 81920, 150000, 200001, 524288 and 2^20, and against the
-#: dispatcher's 0.785-0.877 at 65535 (the barrier cluster sized 73728), 524288 and 2^20 (the
-#: 256-thread kernel) (split_blocks_regs_h100.jsonl). The 16-bit mask form's from 16896 on,
+#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's,
+#: every row the split kernel takes (from 32769; the misaligned ones of 65473-72702 too, which
+#: the push kernels leave): with 8 elements a thread in registers and 48 in the stashes, on an
+#: H100, each length in one call, ahead of or level with the 256-thread kernel at each of 22 bf16
+#: lengths from 32769 to 2^20 and 7 fp16 (bf16 0.784-0.979 of a copy against 0.758-0.962; 98303
+#: 0.851 against 0.796, 2^20 0.856 against 0.797) and of the barrier cluster sized 73728 at the
+#: misaligned 65473-72702 (0.877-0.945 against 0.827-0.886: split_blocks_map_h100.jsonl); with 16
+#: in registers it had trailed at 36000, 98303 and 524288 (split_blocks_h100.jsonl,
+#: split_blocks_regs_h100.jsonl). The 16-bit mask form's from 16896 on,
 #: every row the split kernel takes (8 elements a thread in registers; the ladder gives the split
 #: kernel every row past 16384 its push kernels do not take): on an H100, each length in one
 #: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001,
@@ -348,8 +349,7 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
 #: files in reports/measurements/).
-_SPLIT_WIDE = {"scaled_bias": {s: ((65473, 90001), (131073, 245759), (262145, 2**20))
-                               for s in ("_f16", "_bf16")},
+_SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
                "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
 
 

@@ -90,15 +90,15 @@ STATIC_AND_DYNAMIC = ("// @variant name=both_shared kernel=both_shared algorithm
                       "geometry=thread-per-row threads=32 smem=49152\n") + """
 extern "C" __global__ void both_shared(const float* x, float* y, int n_rows, int n_cols) {
     extern __shared__ float dynamic[];
-    __shared__ float own[4];
+    __shared__ float own[32];
+    volatile float* kept = own;  // volatile: the compiler keeps the static bytes
     const int row = blockIdx.x * blockDim.x + threadIdx.x;
-    if (threadIdx.x == 0) own[0] = 0.0f;
-    __syncthreads();
     if (row >= n_rows) return;
     const float* in = x + (size_t)row * n_cols;
-    float m = __int_as_float(0xff800000u), d = own[0];
+    float m = __int_as_float(0xff800000u), d = 0.0f;
     for (int i = 0; i < n_cols; ++i) m = fmaxf(m, in[i]);
-    for (int i = 0; i < n_cols; ++i) d += expf(in[i] - m);
+    kept[threadIdx.x] = m;
+    for (int i = 0; i < n_cols; ++i) d += expf(in[i] - kept[threadIdx.x]);
     float* last = dynamic + 12288 - 32 + threadIdx.x;
     *last = 1.0f / d;
     for (int i = 0; i < n_cols; ++i) y[(size_t)row * n_cols + i] = expf(in[i] - m) * *last;

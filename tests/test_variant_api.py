@@ -363,10 +363,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     misaligned rows of 59001-65472 and 72703-73664 too (0.83-0.88 of a copy against 0.76-0.78:
     dispatch._MISALIGNED_CLUSTERS), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
-    copy there against 0.77-0.97), but the bias form's of 65473-90001, 131073-245759 and
-    262145-2^20, aligned or not, on its split kernel of 512-thread blocks (dispatch._SPLIT_WIDE,
-    0.875 against its barrier cluster's 0.826 at a misaligned 65535; the misaligned rows its push
-    kernels leave outside those ranges stay); log_softmax's and the causal form's all on
+    copy there against 0.77-0.97), the bias form's, aligned or not, on its split kernel of
+    512-thread blocks (dispatch._SPLIT_WIDE: ahead of the 256-thread kernel from 32769 to 2^20 and
+    of its barrier cluster at the misaligned 65473-72702); log_softmax's and the causal form's all on
     the online split kernel, the mask form's but its aligned rows of 51200-73728 and 114688-131072
     (its push kernels), from 16896 on its split kernel of 512-thread blocks."""
     from softmax_harness import dispatch
@@ -398,8 +397,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(59001, aligned=False) == chosen(65472, aligned=False) == push + "65536"
                 assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
                 assert chosen(59000, aligned=False) == chosen(120001, aligned=False) == \
-                    chosen(245760, aligned=False) == chosen(262144, aligned=False) == split
-                assert chosen(90002) == chosen(98303) == chosen(90002, aligned=False) == split
+                    chosen(245760, aligned=False) == chosen(262144, aligned=False) == wide
+                assert chosen(90002) == chosen(93999) == chosen(98303, aligned=False) == wide
                 assert chosen(73729) == chosen(90001) == chosen(131073) == chosen(151936) == \
                     chosen(245759) == chosen(262145) == chosen(524288) == wide
                 assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
@@ -407,10 +406,10 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                     chosen(73729, aligned=False) == chosen(90001, aligned=False) == \
                     chosen(131073, aligned=False) == chosen(245759, aligned=False) == \
                     chosen(262145, aligned=False) == wide
-                assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == split
+                assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == wide
                 assert chosen(40960) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
-                assert chosen(98304) == chosen(131072) == push + "131072"
+                assert chosen(94000) == chosen(131072) == push + "131072"
                 assert chosen(245760) == chosen(262144) == push + "262144"
             else:
                 first = 53248 if family == "backward" else 57345

@@ -31,8 +31,9 @@
 // 65535, 81920, 100000, 150000, 200001, 524288 and 2^20 against 0.798-0.963 with 16 in registers
 // and 40 in the stashes (80 KB) and 0.862-0.958 with 8 and 40; 16 + 40 had led the 256-thread
 // kernel at 81920-200001 and 2^20 (0.795-0.967 against 0.766-0.903) but trailed it at 36000 and
-// 524288 (split_blocks_h100.jsonl). One 1024-thread block a multiprocessor ran behind nearly
-// everywhere. The mask form's likewise, with 8 elements a thread in
+// 524288 (split_blocks_h100.jsonl), 8 + 48 leads or is level with it at every length from 32769
+// to 2^20 (bf16 0.784-0.979 against 0.758-0.962: split_blocks_map_h100.jsonl). One 1024-thread
+// block a multiprocessor ran behind nearly everywhere. The mask form's likewise, with 8 elements a thread in
 // registers (16-56 spilled 12-24 bytes on sm_90 and ran 0.67-0.78 against 0.82-0.88) and the rest
 // of a 40896-element slice in the stash beside its mask bytes (108 KB a block): on an H100, each
 // length in one call (reports/measurements/split_blocks_ops_h100.jsonl), bf16 0.905-0.992 of a
