@@ -399,7 +399,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(59000, aligned=False) == chosen(120001, aligned=False) == \
                     chosen(245760, aligned=False) == chosen(262144, aligned=False) == wide
                 assert chosen(86015) == chosen(98303, aligned=False) == wide
-                assert chosen(73729) == chosen(90001) == chosen(131073) == chosen(151936) == \
+                assert chosen(73729) == chosen(86015) == chosen(131073) == chosen(151936) == \
                     chosen(245759) == chosen(262145) == chosen(524288) == wide
                 assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
                     chosen(72702, aligned=False) == chosen(73665, aligned=False) == \
