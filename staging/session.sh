@@ -9,10 +9,9 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the bias form's 16-bit split kernel's map (splitblocks), the mask form's crossovers to its
-# 512-thread split kernel (maskcross), the sweeps (ops,
-# small, long) and
-# ncu's counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
+# 65472 (misbias), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
+# crossovers to its 512-thread split kernel (maskcross), the sweeps (ops, small, long) and ncu's
+# counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
@@ -91,7 +90,7 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
     echo "misbias $dtype $c rc $?"; done; pack; }
 # The bias form's 16-bit online split kernel on 512-thread blocks (8 elements a thread in
 # registers) against every other kernel the dispatcher gives its 16-bit rows past 32768, the
-# dispatcher beside (staging/split_blocks.sh, ~4 minutes; splitblocks).
+# dispatcher beside (staging/split_blocks.sh, ~1 minute; splitblocks).
 [[ $steps == *" splitblocks "* ]] && {
   timeout 400 bash staging/split_blocks.sh "$r/split_blocks" > "$r/split_blocks.txt" 2>&1
   echo "splitblocks rc $?"; tail -3 "$r/split_blocks.txt"; pack; }

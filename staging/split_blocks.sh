@@ -6,7 +6,7 @@
 # dispatcher gives the bias form's 16-bit rows of 32769-2^20: the 256-thread split kernel, the
 # barrier cluster sized 73728 (the misaligned rows of 65473-72702 until now), the push kernels
 # sized 131072 and 262144, the dispatcher beside; aligned and misaligned rows, each length in one
-# call (~1 GiB of rows). Rows into $1; ~4 minutes. (Earlier forms of this step: git log -p
+# call (~1 GiB of rows). Rows into $1; ~1 minute on an H100. (Earlier forms of this step: git log -p
 # staging/split_blocks.sh.)
 set -u
 cd "$(dirname "$0")/.."
