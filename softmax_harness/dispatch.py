@@ -270,7 +270,7 @@ SPLIT_LONGEST = 2**20
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
 #: the bias form's sized 73728 (its push kernel takes the aligned rows and the misaligned ones of
-#: 72703-73664: :data:`_MISALIGNED_CLUSTERS`; the barrier cluster itself none now) and the mask
+#: 72703-73664: :data:`_MISALIGNED_CLUSTERS`; the barrier cluster none, :data:`_SPLIT_WIDE`) and the mask
 #: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
 #: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
 #: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
@@ -364,9 +364,9 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
 #: at 72703-73663; between them the barrier cluster sized 73728 (each length in one call:
 #: reports/measurements/misaligned_bias_h100.jsonl) 0.829-0.884 against the split kernel's
 #: 0.774-0.816 and the push kernel's 0.788-0.883 at 65473-72702, and on an H200 0.702 against
-#: 0.684 at 65535 (bias_stash_past.jsonl), until the split kernel on 512-thread blocks with 8
-#: elements a thread in registers ran 0.875 against its 0.826 at 65535 (an H100,
-#: split_blocks_regs_h100.jsonl): those rows now go to it (:data:`_SPLIT_WIDE`). The mask form's
+#: 0.684 at 65535 (bias_stash_past.jsonl); the split kernel on 512-thread blocks with 8 elements
+#: a thread in registers ran 0.877-0.945 against its 0.827-0.886 there (an H100,
+#: split_blocks_map_h100.jsonl), and those rows go to it (:data:`_SPLIT_WIDE`). The mask form's
 #: and the backwards' push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but
 #: log_softmax's backward's at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
 _MISALIGNED_CLUSTERS = {"scaled_bias": {s: ((59001, "cluster_push", 65536), (72703, "cluster_push", 73728))

@@ -84,7 +84,7 @@ def test_a_split_kernel_that_leaves_its_workspace_dirty_is_named(tmp_path):
         Variant(spec)(cupy.zeros((4, 100), dtype=cupy.float32))
 
 
-#: 48 KB of dynamic shared memory and 16 bytes of its own: past the 48 KB a block gets unasked.
+#: 48 KB of dynamic shared memory and 128 bytes of its own: past the 48 KB a block gets unasked.
 #: Each thread writes its row from the dynamic bytes' far end.
 STATIC_AND_DYNAMIC = ("// @variant name=both_shared kernel=both_shared algorithm=safe "
                       "geometry=thread-per-row threads=32 smem=49152\n") + """
