@@ -305,9 +305,10 @@ _SPLIT_INSTEAD = {
 #: against 0.89-0.91 at 65536 and 73728 (level at 57344 and 71680; 53248, 67584 and 69632 behind);
 #: the bias form 0.65-1.04 against 0.63-0.89 at 40960-73728 (the barrier cluster kernels),
 #: 0.85-1.01 against 0.77-0.80 at 98304-131072 and 0.81-0.85 against 0.77-0.78 at 245760-262144
-#: (the online split kernel; 81920 and 229376 behind), and at 94000 1.013 against the split
-#: kernel on 512-thread blocks' 0.968 (an H100, split_blocks_map_h100.jsonl), level with it at
-#: 45000 and 60001 (0.978 and 0.890 against 0.979 and 0.896). Left to the others: the backwards' sizes
+#: (the online split kernel; 81920 and 229376 behind), and at 86016-96256 0.989-1.029 against
+#: the split kernel on 512-thread blocks' 0.945-0.968 (an H100; 81920 behind, 0.958 against
+#: 0.970: split_blocks_map_h100.jsonl), level with it at 45000 and 60001 (0.978 and 0.890
+#: against 0.979 and 0.896). Left to the others: the backwards' sizes
 #: 131072 and 262144 (0.61-0.92 against 0.88-0.99 below 262144; at 262144 itself the softmax
 #: backward's level, 0.97-0.98), the mask and causal forms' (ahead only at their sizes' own
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
@@ -324,7 +325,7 @@ _SPLIT_INSTEAD = {
 #: reports/measurements/mask_push_long_h100.json).
 _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf16")},
          "log_softmax_backward": {s: ((57345, 65536), (71681, 73728)) for s in ("_f16", "_bf16")},
-         "scaled_bias": {s: ((40960, 65536), (65537, 73728), (94000, 131072), (245760, 262144))
+         "scaled_bias": {s: ((40960, 65536), (65537, 73728), (86016, 131072), (245760, 262144))
                          for s in ("_f16", "_bf16")},
          "scaled_mask": {s: ((51200, 65536), (65537, 73728), (114688, 131072))
                          for s in ("_f16", "_bf16")}}

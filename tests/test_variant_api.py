@@ -398,8 +398,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
                 assert chosen(59000, aligned=False) == chosen(120001, aligned=False) == \
                     chosen(245760, aligned=False) == chosen(262144, aligned=False) == wide
-                assert chosen(90002) == chosen(93999) == chosen(98303, aligned=False) == wide
-                assert chosen(73729) == chosen(90001) == chosen(131073) == chosen(151936) == \
+                assert chosen(86015) == chosen(98303, aligned=False) == wide
+                assert chosen(73729) == chosen(86015) == chosen(131073) == chosen(151936) == \
                     chosen(245759) == chosen(262145) == chosen(524288) == wide
                 assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
                     chosen(72702, aligned=False) == chosen(73665, aligned=False) == \
@@ -409,7 +409,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(32769) == chosen(40959) == chosen(36001, aligned=False) == wide
                 assert chosen(40960) == chosen(65536) == push + "65536"
                 assert chosen(65537) == chosen(73728) == push + "73728"
-                assert chosen(94000) == chosen(131072) == push + "131072"
+                assert chosen(86016) == chosen(94000) == chosen(131072) == push + "131072"
                 assert chosen(245760) == chosen(262144) == push + "262144"
             else:
                 first = 53248 if family == "backward" else 57345
