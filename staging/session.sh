@@ -9,7 +9,7 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
+# 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
 # crossovers to its 512-thread split kernel (maskcross), the sweeps (ops, small, long) and ncu's
 # counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
@@ -88,6 +88,20 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
       --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
     echo "misbias $dtype $c rc $?"; done; pack; }
+# The mask form's misaligned 16-bit rows of 55001-73663 on its push kernels sized 65536 and
+# 73728 and its barrier cluster beside its split kernel on 512-thread blocks (the dispatcher's
+# choice there): on an H100 the push kernel sized 73728 ran 0.857 of a copy at 65535 against the
+# split kernel's 0.842 (gaps_dispatched_h100.jsonl); each length in one call (mismask, ~2 minutes).
+[[ $steps == *" mismask "* ]] && {
+  mkdir -p "$r/mismask"
+  for v in bfloat16:55001 bfloat16:57345 bfloat16:59001 bfloat16:61441 bfloat16:63489 bfloat16:65471 \
+      bfloat16:65535 bfloat16:67585 bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631; do
+    IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
+    timeout 60 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_${s}_b512" \
+      "scaled_mask_cluster_push_${s}_c65536" "scaled_mask_cluster_push_${s}_c73728" \
+      "scaled_mask_cluster_${s}_c73728" --op scaled_softmax_mask \
+      --dtype "$dtype" --cols "$c" --json "$r/mismask/${dtype}_$c.json" > "$r/mismask/${dtype}_$c.txt" 2>&1
+    echo "mismask $dtype $c rc $?"; done; pack; }
 # The bias form's 16-bit online split kernel on 512-thread blocks (8 elements a thread in
 # registers) against every other kernel the dispatcher gives its 16-bit rows past 32768, the
 # dispatcher beside (staging/split_blocks.sh, ~1 minute; splitblocks).
