@@ -91,13 +91,13 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # The mask form's misaligned 16-bit rows of 55001-73663 on its push kernels sized 65536 and
 # 73728 and its barrier cluster beside its split kernel on 512-thread blocks (the dispatcher's
 # choice there): on an H100 the push kernel sized 73728 ran 0.857 of a copy at 65535 against the
-# split kernel's 0.842 (gaps_dispatched_h100.jsonl); each length in one call (mismask, ~2 minutes).
+# split kernel's 0.842 (gaps_dispatched_h100.jsonl); each length in one call (mismask, ~2 minutes; MISMASK="dtype:cols ..." for other lengths).
 [[ $steps == *" mismask "* ]] && {
   mkdir -p "$r/mismask"
-  for v in bfloat16:55001 bfloat16:57345 bfloat16:59001 bfloat16:61441 bfloat16:63489 bfloat16:65471 \
-      bfloat16:65535 bfloat16:67585 bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631; do
+  for v in ${MISMASK:-bfloat16:55001 bfloat16:57345 bfloat16:59001 bfloat16:61441 bfloat16:63489 bfloat16:65471 \
+      bfloat16:65535 bfloat16:67585 bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631}; do
     IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
-    timeout 60 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_${s}_b512" \
+    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_${s}_b512" \
       "scaled_mask_cluster_push_${s}_c65536" "scaled_mask_cluster_push_${s}_c73728" \
       "scaled_mask_cluster_${s}_c73728" --op scaled_softmax_mask \
       --dtype "$dtype" --cols "$c" --json "$r/mismask/${dtype}_$c.json" > "$r/mismask/${dtype}_$c.txt" 2>&1
