@@ -9,7 +9,8 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
+# 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the row stride
+# alone (strideprobe), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
 # crossovers to its 512-thread split kernel (maskcross), the sweeps (ops, small, long) and ncu's
 # counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
 # measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
@@ -102,6 +103,17 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
       "scaled_mask_cluster_${s}_c73728" --op scaled_softmax_mask \
       --dtype "$dtype" --cols "$c" --json "$r/mismask/${dtype}_$c.json" > "$r/mismask/${dtype}_$c.txt" 2>&1
     echo "mismask $dtype $c rc $?"; done; pack; }
+# Whether the stride alone makes the split kernels' dips (tools/stride-probe: ~1 GiB of rows
+# copied with the split plan's mapping beside a copy), at the mask form's 16-bit lengths of
+# mask_misaligned_h100.jsonl and at 2^20, for the mask form's tile (40896) and the bias form's
+# (28608) on 512-thread blocks (strideprobe, ~1 minute).
+[[ $steps == *" strideprobe "* ]] && {
+  timeout 150 tools/stride-probe "$r/stride_probe.jsonl" 63489 65025 65377 65409 65471 65535 65536 65793 \
+    66049 66177 66561 69631 73473 73601 73663 73728 131072 262144 1048576 > "$r/stride_probe.txt" 2>&1
+  echo "stride-probe rc $?"
+  timeout 60 tools/stride-probe "$r/stride_probe.jsonl" --tile 28608 63489 65535 67585 69631 98303 1048576 \
+    >> "$r/stride_probe.txt" 2>&1
+  echo "stride-probe bias rc $?"; pack; }
 # The bias form's 16-bit online split kernel on 512-thread blocks (8 elements a thread in
 # registers) against every other kernel the dispatcher gives its 16-bit rows past 32768, the
 # dispatcher beside (staging/split_blocks.sh, ~1 minute; splitblocks).
