@@ -42,6 +42,16 @@ suite() {
     --same-sass reports/same_sass.json --out "$r/gpu.json" --log "$r/gpu.log" > "$r/gpu.txt" 2>&1
   echo "gpu-check rc $?"; tail -1 "$r/gpu.txt"; }
 [[ $steps == *" gpu "* ]] && { PYTHONPATH=. suite; pack; }
+# Each length of "dtype:cols ..." in one call of `measure OP` over the variants named, {s} in a
+# name standing for the type's (f16, bf16), the dispatcher beside: lengths_map STEP OP LENGTHS NAME...
+lengths_map() {
+  local step=$1 op=$2 lengths=$3 v dtype c s; shift 3
+  mkdir -p "$r/$step"
+  for v in $lengths; do
+    IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
+    timeout 150 python3 -m softmax_harness measure "$op" "${@//\{s\}/$s}" --op "$op" --dtype "$dtype" \
+      --cols "$c" --json "$r/$step/${dtype}_$c.json" > "$r/$step/${dtype}_$c.txt" 2>&1
+    echo "$step $dtype $c rc $?"; done; pack; }
 # The same in two halves, a warm call each (shard1, then shard2), for a change that moves many
 # variants' SASS (the one-exponential merge moved 160: ~5100 s of test time): joined here by
 # `tools/gpu-check --merge gpu_1.json gpu_2.json --out reports/gpu.json`.
@@ -79,30 +89,20 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # H100: split_blocks_regs_h100.jsonl; the barrier cluster ahead of the 256-thread split kernel at
 # every length there: misaligned_bias_h100.jsonl): the three and the push kernel, the dispatcher
 # beside, each length in one call (misbias, ~1 minute; on an H200).
-[[ $steps == *" misbias "* ]] && {
-  mkdir -p "$r/misbias"
-  for v in bfloat16:65473 bfloat16:65535 bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 \
-      bfloat16:70657 bfloat16:71681 bfloat16:72702 float16:65535 float16:69631; do
-    IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
-    timeout 60 python3 -m softmax_harness measure scaled_softmax_bias "scaled_bias_online_split_$s" \
-      "scaled_bias_online_split_${s}_b512" "scaled_bias_cluster_${s}_c73728" \
-      "scaled_bias_cluster_push_${s}_c73728" --op scaled_softmax_bias \
-      --dtype "$dtype" --cols "$c" --json "$r/misbias/${dtype}_$c.json" > "$r/misbias/${dtype}_$c.txt" 2>&1
-    echo "misbias $dtype $c rc $?"; done; pack; }
+[[ $steps == *" misbias "* ]] && lengths_map misbias scaled_softmax_bias "bfloat16:65473 bfloat16:65535 \
+  bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 bfloat16:70657 bfloat16:71681 bfloat16:72702 \
+  float16:65535 float16:69631" "scaled_bias_online_split_{s}" "scaled_bias_online_split_{s}_b512" \
+  "scaled_bias_cluster_{s}_c73728" "scaled_bias_cluster_push_{s}_c73728"
 # The mask form's misaligned 16-bit rows of 55001-73663 on its push kernels sized 65536 and
 # 73728 and its barrier cluster beside its split kernel on 512-thread blocks (the dispatcher's
 # choice there): on an H100 the push kernel sized 73728 ran 0.857 of a copy at 65535 against the
-# split kernel's 0.842 (gaps_dispatched_h100.jsonl); each length in one call (mismask, ~2 minutes; MISMASK="dtype:cols ..." for other lengths).
-[[ $steps == *" mismask "* ]] && {
-  mkdir -p "$r/mismask"
-  for v in ${MISMASK:-bfloat16:55001 bfloat16:57345 bfloat16:59001 bfloat16:61441 bfloat16:63489 bfloat16:65471 \
-      bfloat16:65535 bfloat16:67585 bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631}; do
-    IFS=: read -r dtype c <<< "$v"; s=$([ "$dtype" = float16 ] && echo f16 || echo bf16)
-    timeout 150 python3 -m softmax_harness measure scaled_softmax_mask "scaled_mask_online_split_${s}_b512" \
-      "scaled_mask_cluster_push_${s}_c65536" "scaled_mask_cluster_push_${s}_c73728" \
-      "scaled_mask_cluster_${s}_c73728" --op scaled_softmax_mask \
-      --dtype "$dtype" --cols "$c" --json "$r/mismask/${dtype}_$c.json" > "$r/mismask/${dtype}_$c.txt" 2>&1
-    echo "mismask $dtype $c rc $?"; done; pack; }
+# split kernel's 0.842 (gaps_dispatched_h100.jsonl); each length in one call (mismask, ~2 minutes;
+# MISMASK="dtype:cols ..." for other lengths).
+[[ $steps == *" mismask "* ]] && lengths_map mismask scaled_softmax_mask "${MISMASK:-bfloat16:55001 \
+  bfloat16:57345 bfloat16:59001 bfloat16:61441 bfloat16:63489 bfloat16:65471 bfloat16:65535 bfloat16:67585 \
+  bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631}" \
+  "scaled_mask_online_split_{s}_b512" "scaled_mask_cluster_push_{s}_c65536" \
+  "scaled_mask_cluster_push_{s}_c73728" "scaled_mask_cluster_{s}_c73728"
 # Whether the stride alone makes the split kernels' dips (tools/stride-probe: ~1 GiB of rows
 # copied with the split plan's mapping beside a copy), at the mask form's 16-bit lengths of
 # mask_misaligned_h100.jsonl and at 2^20, for the mask form's tile (40896) and the bias form's
