@@ -9,11 +9,12 @@
 # round (spread), Nsight Compute's counters of ours and Quack's at the shapes where Quack leads
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
-# 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the row stride
-# alone (strideprobe), the bias form's 16-bit split kernel's map (splitblocks), the mask form's
-# crossovers to its 512-thread split kernel (maskcross), the sweeps (ops, small, long) and ncu's
-# counters (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes,
-# measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
+# 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the row
+# stride alone (strideprobe), the bias form's staged split kernel with larger stashes (biass56),
+# the bias form's 16-bit split kernel's map (splitblocks), the mask form's crossovers to its
+# 512-thread split kernel (maskcross), the sweeps (ops, small, long) and ncu's counters
+# (profile). Steps named as arguments, default gpu measure tiles; gpu ~3 minutes, measure ~6,
+# tiles ~9, ops ~4, profile ~3, spread ~2: calls while the machine is warm.
 # Set SOFTMAX_HARNESS_COMMIT first (the device's copy has no .git). Results in $OUT/session.tgz.
 set -u
 cd "$(dirname "$0")/.."
@@ -103,6 +104,15 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631}" \
   "scaled_mask_online_split_{s}_b512" "scaled_mask_cluster_push_{s}_c65536" \
   "scaled_mask_cluster_push_{s}_c73728" "scaled_mask_cluster_{s}_c73728"
+# The bias form's 16-bit split kernel on 512-thread blocks with 56 in each stash (staged:
+# staging/kernels/scaled_softmax/scaled_bias_online_split_s56.cu, 8 or 16 elements a thread in
+# registers, fewer blocks a row) beside kernels/' (8 + 48), at rows the dispatcher gives that,
+# aligned and misaligned, each length in one call (biass56, ~2 minutes).
+[[ $steps == *" biass56 "* ]] && lengths_map biass56 scaled_softmax_bias "bfloat16:36001 bfloat16:45001 \
+  bfloat16:55001 bfloat16:65473 bfloat16:65535 bfloat16:69631 bfloat16:72702 bfloat16:80000 bfloat16:98303 \
+  bfloat16:150001 bfloat16:200001 bfloat16:300000 bfloat16:524288 bfloat16:1048576" \
+  scaled_bias_online_split_bf16_b512 scaled_bias_online_split_bf16_s56@staging/kernels \
+  scaled_bias_online_split_bf16_e16s56@staging/kernels
 # Whether the stride alone makes the split kernels' dips (tools/stride-probe: ~1 GiB of rows
 # copied with the split plan's mapping beside a copy), at the mask form's 16-bit lengths of
 # mask_misaligned_h100.jsonl and at 2^20, for the mask form's tile (40896) and the bias form's
