@@ -116,14 +116,18 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
 # Whether the stride alone makes the split kernels' dips (tools/stride-probe: ~1 GiB of rows
 # copied with the split plan's mapping beside a copy), at the mask form's 16-bit lengths of
 # mask_misaligned_h100.jsonl and at 2^20, for the mask form's tile (40896) and the bias form's
-# (28608) on 512-thread blocks (strideprobe, ~1 minute).
+# (28608) on 512-thread blocks, then the mask form's with the rows read at once 7 strides apart
+# (--spread 7: the remedy, if the stride is the cause) (strideprobe, ~1 minute).
 [[ $steps == *" strideprobe "* ]] && {
   timeout 150 tools/stride-probe "$r/stride_probe.jsonl" 63489 65025 65377 65409 65471 65535 65536 65793 \
     66049 66177 66561 69631 73473 73601 73663 73728 131072 262144 1048576 > "$r/stride_probe.txt" 2>&1
   echo "stride-probe rc $?"
   timeout 60 tools/stride-probe "$r/stride_probe.jsonl" --tile 28608 63489 65535 67585 69631 98303 1048576 \
     >> "$r/stride_probe.txt" 2>&1
-  echo "stride-probe bias rc $?"; pack; }
+  echo "stride-probe bias rc $?"
+  timeout 60 tools/stride-probe "$r/stride_probe.jsonl" --spread 7 63489 65409 65535 65793 69631 73601 1048576 \
+    >> "$r/stride_probe.txt" 2>&1
+  echo "stride-probe spread rc $?"; pack; }
 # The bias form's 16-bit online split kernel on 512-thread blocks (8 elements a thread in
 # registers) against every other kernel the dispatcher gives its 16-bit rows past 32768, the
 # dispatcher beside (staging/split_blocks.sh, ~1 minute; splitblocks).
