@@ -270,7 +270,7 @@ SPLIT_LONGEST = 2**20
 #: against 1.00; the causal form's gave way once the online split kernel read only up to a row's
 #: last kept column, 0.72-1.10 against 1.21-1.49 at 20480-32768: causal_reads.jsonl), and in 16 bits
 #: the bias form's sized 73728 (its push kernel takes the aligned rows and the misaligned ones of
-#: 72703-73664: :data:`_MISALIGNED_CLUSTERS`; the barrier cluster none, :data:`_SPLIT_WIDE`) and the mask
+#: 72703-73664: :data:`_MISALIGNED_PUSH`; the barrier cluster none, :data:`_SPLIT_WIDE`) and the mask
 #: form's tile sized 16384 (0.70 against 0.58-0.60 at 12288-16384; 0.60-0.71 against 0.66-0.72 at
 #: 10240-16384 since, a crossover: online_split_causal_crossover.jsonl). The 16-bit mask and causal
 #: forms' clusters sized 65536 and 73728 gave way once their stashes formed logits with no bounds
@@ -313,7 +313,7 @@ _SPLIT_INSTEAD = {
 #: backward's level, 0.97-0.98), the mask and causal forms' (ahead only at their sizes' own
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
 #: against 0.67-0.79 elsewhere), and every misaligned row (a misaligned 65535 0.25-0.70 against
-#: 0.67-0.92) but the bias form's of :data:`_MISALIGNED_CLUSTERS`. The mask form's 16-bit rows
+#: 0.67-0.92) but the bias form's of :data:`_MISALIGNED_PUSH`. The mask form's 16-bit rows
 #: of 51200-73728 since its words come in one round trip (include/scaled.cuh, kept_chunks):
 #: 0.834-1.017 of a copy against the online split kernel's 0.78-0.865 (an H100; 40960 behind, 0.77
 #: against 0.87:
@@ -354,10 +354,10 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
                "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
 
 
-#: Misaligned 16-bit rows of the bias form on its cluster kernels: family -> type -> ((from,
-#: kernel, size), ...), in order, each up to the next one's first row less one or the longest row
-#: whose blocks' slices leave their tiles a vector's room for the shift (:func:`_shifted_room`;
-#: past it a tile reads element by element). On an H100 (~1 GiB of rows,
+#: Misaligned 16-bit rows of the bias form on its cluster push kernels: family -> type
+#: -> ((first, last, size), ...), each span's last row at most the longest whose blocks' slices
+#: leave their tiles a vector's room for the shift (:func:`_shifted_room`; past it a tile reads
+#: element by element). On an H100 (~1 GiB of rows,
 #: reports/measurements/misaligned_push_h100.json): the push kernel sized 65536 0.845-0.879 of a
 #: copy against the online split kernel's 0.763-0.783 at 59001-65471 (55001 behind, 0.813 against
 #: 0.826; 49153 0.739 against 0.773), the push kernel sized 73728 0.826-0.854 against 0.763-0.777
@@ -369,8 +369,8 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
 #: split_blocks_map_h100.jsonl), and those rows go to it (:data:`_SPLIT_WIDE`). The mask form's
 #: and the backwards' push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but
 #: log_softmax's backward's at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
-_MISALIGNED_CLUSTERS = {"scaled_bias": {s: ((59001, "cluster_push", 65536), (72703, "cluster_push", 73728))
-                                        for s in ("_f16", "_bf16")}}
+_MISALIGNED_PUSH = {"scaled_bias": {s: ((59001, 65472, 65536), (72703, 73664, 73728))
+                                    for s in ("_f16", "_bf16")}}
 
 
 def _shifted_room(size: int, suffix: str) -> int:
@@ -431,7 +431,7 @@ def _misaligned_rooms(entries, suffix: str):
     """The longest misaligned row each entry of a ladder takes: a cluster kernel whose next size is
     at most an eighth larger leaves it the rows whose shift may overflow its 8 blocks' tiles (the
     row less one 16-byte vector a block); a cluster push kernel none (:data:`_PUSH`; the bias
-    form's take some, :data:`_MISALIGNED_CLUSTERS`); anywhere
+    form's take some, :data:`_MISALIGNED_PUSH`); anywhere
     else the row stays, read element by element, as a kernel twice the size measured slower still."""
     rooms = []
     for i, (limit, name) in enumerate(entries):
@@ -482,13 +482,9 @@ def _choose_op(op: str, n_cols: int, device_id: int | None, dtype, aligned: bool
         return v
     if not aligned:
         family, suffix = _LADDERS.get(op), _SUFFIX.get(fmt.name)
-        spans = _MISALIGNED_CLUSTERS.get(family, {}).get(suffix, ())
-        for i, (first, kernel, size) in enumerate(spans):
-            last = _shifted_room(size, suffix)
-            if i + 1 < len(spans):  # up to the next span's first row
-                last = min(last, spans[i + 1][0] - 1)
+        for first, last, size in _MISALIGNED_PUSH.get(family, {}).get(suffix, ()):
             if first <= n_cols <= last:
-                v = _by_name().get(f"{family}_{kernel}{suffix}_c{size}")
+                v = _by_name().get(f"{family}_cluster_push{suffix}_c{size}")
                 if _usable(v, device_id):
                     return v
     entries = OP_TABLES[op].get(fmt.name, ())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -361,7 +362,7 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
     kernel sized to the row where one measured faster (dispatch._PUSH), and the bias form's
     misaligned rows of 59001-65472 and 72703-73664 too (0.83-0.88 of a copy against 0.76-0.78:
-    dispatch._MISALIGNED_CLUSTERS), every other misaligned row and every other row on the online split
+    dispatch._MISALIGNED_PUSH), every other misaligned row and every other row on the online split
     kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran 0.56-0.78 of a
     copy there against 0.77-0.97), the bias form's, aligned or not, on its split kernel of
     512-thread blocks (dispatch._SPLIT_WIDE: ahead of the 256-thread kernel from 32769 to 2^20 and
@@ -398,9 +399,8 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
                 assert chosen(72703, aligned=False) == chosen(73664, aligned=False) == push + "73728"
                 assert chosen(59000, aligned=False) == chosen(120001, aligned=False) == \
                     chosen(245760, aligned=False) == chosen(262144, aligned=False) == wide
-                assert chosen(86015) == chosen(98303, aligned=False) == wide
-                assert chosen(73729) == chosen(86015) == chosen(131073) == chosen(151936) == \
-                    chosen(245759) == chosen(262145) == chosen(524288) == wide
+                assert chosen(73729) == chosen(86015) == chosen(98303, aligned=False) == chosen(131073) == \
+                    chosen(151936) == chosen(245759) == chosen(262145) == chosen(524288) == wide
                 assert chosen(65473, aligned=False) == chosen(65535, aligned=False) == \
                     chosen(72702, aligned=False) == chosen(73665, aligned=False) == \
                     chosen(73729, aligned=False) == chosen(90001, aligned=False) == \
@@ -429,6 +429,19 @@ def test_a_push_range_takes_its_rows_from_whatever_entries_held_them():
     # a range across two entries, and one ending on the ladder's last limit
     assert _overlay(ladder, ((80, 200), (901, 1000)), lambda size: f"push{size}") == [
         (79, "tile"), (200, "push200"), (900, "split"), (1000, "push1000")]
+
+
+def test_a_misaligned_push_span_ends_where_its_tiles_still_hold_the_shifted_row():
+    """Past the shifted room a push kernel's tile reads its row element by element (0.54 of a copy
+    against 0.90 just inside it, mask_misaligned_h100.jsonl), so no span of misaligned rows may
+    reach past it, and the spans of a type are disjoint and in order."""
+    from softmax_harness.dispatch import _MISALIGNED_PUSH, _shifted_room
+
+    for family, types in _MISALIGNED_PUSH.items():
+        for suffix, spans in types.items():
+            for first, last, size in spans:
+                assert first <= last <= _shifted_room(size, suffix), (family, suffix, size)
+            assert all(a[1] < b[0] for a, b in itertools.pairwise(spans)), (family, suffix)
 
 
 def test_a_misaligned_row_never_goes_to_a_cluster_push_kernel_of_an_op():
