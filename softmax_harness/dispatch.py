@@ -313,7 +313,7 @@ _SPLIT_INSTEAD = {
 #: backward's level, 0.97-0.98), the mask and causal forms' (ahead only at their sizes' own
 #: lengths: mask at 73728 0.76 against 0.70, causal at 65536 and 73728 by 0.015-0.02; 0.15-0.71
 #: against 0.67-0.79 elsewhere), and every misaligned row (a misaligned 65535 0.25-0.70 against
-#: 0.67-0.92) but the bias form's of :data:`_MISALIGNED_PUSH`. The mask form's 16-bit rows
+#: 0.67-0.92) but the bias and mask forms' of :data:`_MISALIGNED_PUSH`. The mask form's 16-bit rows
 #: of 51200-73728 since its words come in one round trip (include/scaled.cuh, kept_chunks):
 #: 0.834-1.017 of a copy against the online split kernel's 0.78-0.865 (an H100; 40960 behind, 0.77
 #: against 0.87:
@@ -354,10 +354,10 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
                "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
 
 
-#: Misaligned 16-bit rows of the bias form on its cluster push kernels: family -> type
+#: Misaligned 16-bit rows of the bias and mask forms on their cluster push kernels: family -> type
 #: -> ((first, last, size), ...), each span's last row at most the longest whose blocks' slices
 #: leave their tiles a vector's room for the shift (:func:`_shifted_room`; past it a tile reads
-#: element by element). On an H100 (~1 GiB of rows,
+#: element by element). The bias form's, on an H100 (~1 GiB of rows,
 #: reports/measurements/misaligned_push_h100.json): the push kernel sized 65536 0.845-0.879 of a
 #: copy against the online split kernel's 0.763-0.783 at 59001-65471 (55001 behind, 0.813 against
 #: 0.826; 49153 0.739 against 0.773), the push kernel sized 73728 0.826-0.854 against 0.763-0.777
@@ -367,9 +367,17 @@ _SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
 #: 0.684 at 65535 (bias_stash_past.jsonl); the split kernel on 512-thread blocks with 8 elements
 #: a thread in registers ran 0.877-0.945 against its 0.827-0.886 there (an H100,
 #: split_blocks_map_h100.jsonl), and those rows go to it (:data:`_SPLIT_WIDE`). The mask form's
-#: and the backwards' push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but
-#: log_softmax's backward's at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
+#: split kernel on 512-thread blocks falls by 3-6% of a copy over a few hundred lengths below
+#: 65536 and 73728 (0.923 at 65377, 0.871 at 65409; 0.862-0.834 at 65505-66049, 0.905 at 66177;
+#: 0.939 at 73473, 0.909 at 73601), where its push kernels lead: sized 65536 0.899-0.902 against
+#: 0.871-0.877 at 65409-65471, sized 73728 0.857-0.866 against 0.834-0.854 at 65521-66049 (level
+#: at 65505; behind at 65473-65489 and from 66177) and 0.919-0.922 against 0.905-0.912 at
+#: 73601-73663 (an H100, each length in one call: mask_misaligned_h100.jsonl). The backwards'
+#: push kernels lose on misaligned rows (0.72-0.87 against 0.78-0.99) but log_softmax's
+#: backward's at 61441 (0.882 against 0.833; 57345-65471 behind); fp16 follows bf16.
 _MISALIGNED_PUSH = {"scaled_bias": {s: ((59001, 65472, 65536), (72703, 73664, 73728))
+                                    for s in ("_f16", "_bf16")},
+                    "scaled_mask": {s: ((65409, 65472, 65536), (65521, 66049, 73728), (73601, 73664, 73728))
                                     for s in ("_f16", "_bf16")}}
 
 
