@@ -350,8 +350,9 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
 #: files in reports/measurements/).
-_SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
-               "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
+_SPLIT_WIDE = {"scaled_bias": {s: ((32769, 36800, "_e16s56"), (36801, 65536, "_b512"), (65537, 72702, "_e16s56"),
+                                   (72703, 73728, "_b512"), (73729, 2**20, "_s56")) for s in ("_f16", "_bf16")},
+               "scaled_mask": {s: ((16896, 2**20, "_b512"),) for s in ("_f16", "_bf16")}}
 
 
 #: Misaligned 16-bit rows of the bias and mask forms on their cluster push kernels: family -> type
@@ -510,9 +511,9 @@ def _wide(v, op: str, n_cols: int, dtype: str, device_id: int | None):
     family, suffix = _LADDERS.get(op), _SUFFIX.get(dtype)
     if v.name != f"{family}_online_split{suffix}":
         return v
-    for first, last in _SPLIT_WIDE.get(family, {}).get(suffix, ()):
+    for first, last, blocks in _SPLIT_WIDE.get(family, {}).get(suffix, ()):
         if first <= n_cols <= last:
-            wide = _by_name().get(f"{v.name}_b512")
+            wide = _by_name().get(v.name + blocks)
             return wide if _usable(wide, device_id) else v
     return v
 

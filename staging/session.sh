@@ -105,15 +105,13 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   bfloat16:69631 bfloat16:71681 bfloat16:73663 float16:65535 float16:69631}" \
   "scaled_mask_online_split_{s}_b512" "scaled_mask_cluster_push_{s}_c65536" \
   "scaled_mask_cluster_push_{s}_c73728" "scaled_mask_cluster_{s}_c73728"
-# The bias form's 16-bit split kernel on 512-thread blocks with 56 in each stash (staged:
-# staging/kernels/scaled_softmax/scaled_bias_online_split_s56.cu, 8 or 16 elements a thread in
-# registers, fewer blocks a row) beside kernels/' (8 + 48), at rows the dispatcher gives that,
-# aligned and misaligned, each length in one call (biass56, ~2 minutes).
-[[ $steps == *" biass56 "* ]] && lengths_map biass56 scaled_softmax_bias "bfloat16:36001 bfloat16:45001 \
-  bfloat16:55001 bfloat16:65473 bfloat16:65535 bfloat16:69631 bfloat16:72702 bfloat16:80000 bfloat16:98303 \
-  bfloat16:150001 bfloat16:200001 bfloat16:300000 bfloat16:524288 bfloat16:1048576" \
-  scaled_bias_online_split_bf16_b512 scaled_bias_online_split_bf16_s56@staging/kernels \
-  scaled_bias_online_split_bf16_e16s56@staging/kernels
+# The bias form's 16-bit split kernels on 512-thread blocks with 56 in each stash (8 or 16
+# elements a thread in registers, fewer blocks a row) beside the one with 48 (8 + 48), the
+# dispatcher beside, each length in one call (biass56, ~1 minute; BIASS56 for other lengths: on
+# an H100 the staged kernels at 14 bf16 lengths are bias_s56_h100.jsonl).
+[[ $steps == *" biass56 "* ]] && lengths_map biass56 scaled_softmax_bias "${BIASS56:-float16:36001 \
+  float16:69631 float16:150001 float16:1048576 bfloat16:36001 bfloat16:69631 bfloat16:150001 bfloat16:1048576}" \
+  "scaled_bias_online_split_{s}_b512" "scaled_bias_online_split_{s}_s56" "scaled_bias_online_split_{s}_e16s56"
 # Whether the stride alone makes the split kernels' dips (tools/stride-probe: ~1 GiB of rows
 # copied with the split plan's mapping beside a copy), at the mask form's 16-bit lengths of
 # mask_misaligned_h100.jsonl and at 2^20, for the mask form's tile (40896) and the bias form's

@@ -43,6 +43,10 @@
 // 0.892-1.000): not kept.
 // @variant name=scaled_bias_online_split_f16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_bias_online_split_bf16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_f16_s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=32704 smem=114688 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_f16_e16s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_e16s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=36800 smem=114688 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=32704 smem=114688 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_e16s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_e16s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=36800 smem=114688 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_f16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_bf16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 #include "softmax.cuh"
@@ -59,5 +63,9 @@ SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 4
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
 SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_b512, sh::half_t, 512, 2, 8, 48)
 SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 48)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_s56, sh::half_t, 512, 2, 8, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_e16s56, sh::half_t, 512, 2, 16, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_s56, sh::bf16_t, 512, 2, 8, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_e16s56, sh::bf16_t, 512, 2, 16, 56)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_f16_b512, sh::half_t, 512, 2, 8, 72)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 72)
