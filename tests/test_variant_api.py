@@ -353,8 +353,8 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
             for limit, name in table[:-1]:
                 chosen = dispatch.choose_op(op, limit, dtype=dtype, aligned=True)
                 expected = other.get(limit, name)
-                expected += next((blocks for a, b, blocks in wide if a <= limit <= b and "_online_split" in expected),
-                                 "")
+                if "_online_split" in expected:
+                    expected += next((blocks for a, b, blocks in wide if a <= limit <= b), "")
                 assert chosen.name == expected, (op, dtype, limit)
 
 
@@ -461,6 +461,22 @@ def test_a_misaligned_push_span_ends_where_its_tiles_still_hold_the_shifted_row(
         for suffix, spans in types.items():
             for first, last, size in spans:
                 assert first <= last <= _shifted_room(size, suffix), (family, suffix, size)
+            assert all(a[1] < b[0] for a, b in itertools.pairwise(spans)), (family, suffix)
+
+
+def test_each_wide_split_span_names_a_512_thread_kernel_that_takes_its_rows():
+    """A span of ``_SPLIT_WIDE`` whose kernel is missing would fall back to the 256-thread kernel
+    unseen; the spans of a type are disjoint and in order."""
+    from softmax_harness import catalog
+    from softmax_harness.dispatch import _SPLIT_WIDE
+
+    by_name = {v.name: v for v in catalog.variants()}
+    for family, types in _SPLIT_WIDE.items():
+        for suffix, spans in types.items():
+            for first, last, blocks in spans:
+                v = by_name.get(f"{family}_online_split{suffix}{blocks}")
+                assert v is not None, (family, suffix, blocks)
+                assert v.spec.threads == 512 and first <= last <= v.max_cols, v.name
             assert all(a[1] < b[0] for a, b in itertools.pairwise(spans)), (family, suffix)
 
 
