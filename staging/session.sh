@@ -10,8 +10,8 @@
 # (versus), the op cells below 0.90 on the H200 against every kernel of their op (gaps), the
 # clusters of 16 at few rows on the H200 (rows16), the bias form's misaligned 16-bit rows past
 # 65472 (misbias), the mask form's misaligned 16-bit rows on its clusters (mismask), the row
-# stride alone (strideprobe) and the split kernels' rows spread (rowspread), the bias form's
-# staged split kernel with larger stashes (biass56), the bias form's 16-bit split kernel's map
+# stride alone (strideprobe), the bias form's split kernels with larger stashes beside its 8 +
+# 48 (biass56), the bias form's 16-bit split kernel's map
 # (splitblocks), the mask form's crossovers to its 512-thread split kernel (maskcross), the
 # sweeps (ops, small, long) and ncu's counters (profile). Steps named as arguments, default gpu
 # measure tiles; gpu ~3 minutes, measure ~6, tiles ~9, ops ~4, profile ~3, spread ~2: calls
@@ -149,9 +149,6 @@ trial() {
   DEADLINE=$3 timeout "$4" bash staging/trial/check.sh "$2" "$r/$1" > "$r/$1.txt" 2>&1
   echo "$1 rc $?"; tail -2 "$r/$1/suite.txt" 2>/dev/null; pack; }
 [[ $steps == *" tiles "* ]] && trial tiles tile_registers "${TILES_DEADLINE:-280}" 580
-# The split kernels with the rows read at once 7 strides apart (trial/row_spread.diff), measured
-# only unless ROWSPREAD_DEADLINE gives its 27 variants' tests time (rowspread, ~2 minutes).
-[[ $steps == *" rowspread "* ]] && trial rowspread row_spread "${ROWSPREAD_DEADLINE:-5}" 300
 # The staged kernels (staging/kernels/): their variants' tests and the sanitizers
 # (staging/check.sh; staging/measure.sh is the measure step's).
 [[ $steps == *" staged "* ]] && {
