@@ -107,7 +107,8 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   "scaled_mask_cluster_push_{s}_c73728" "scaled_mask_cluster_{s}_c73728"
 # The bias form's 16-bit split kernels on 512-thread blocks with 56 in each stash (8 or 16
 # elements a thread in registers, fewer blocks a row) beside the one with 48 (8 + 48), the
-# dispatcher beside, each length in one call (biass56, ~1 minute; BIASS56 for other lengths: on
+# dispatcher beside, each length in one call, once staging/promote.sh has put them in kernels/
+# (biass56, ~1 minute; BIASS56 for other lengths: on
 # an H100 the staged kernels at 14 bf16 lengths are bias_s56_h100.jsonl).
 [[ $steps == *" biass56 "* ]] && lengths_map biass56 scaled_softmax_bias "${BIASS56:-float16:36001 \
   float16:69631 float16:150001 float16:1048576 bfloat16:36001 bfloat16:69631 bfloat16:150001 bfloat16:1048576}" \
