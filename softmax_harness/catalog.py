@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import callables
-from .registry import KERNELS_DIR, discover
+from .registry import KERNELS_DIR, survey
 from .registry import skipped as _skipped
 from .subject import Subject
 from .variant import Variant
@@ -53,20 +53,31 @@ def split_ref(ref: str) -> tuple[str, Path | None]:
 
 
 @functools.cache
-def _declared(root: Path) -> tuple[Variant, ...]:
+def _surveyed(root: Path) -> tuple[tuple[Variant, ...], tuple[tuple[Path, str], ...]]:
     if not root.is_dir():
         raise RootError(root, "not a directory")
-    specs = discover(root)
+    specs, refused = survey(root)
     if not specs:
         left = len(_skipped(root))
         raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header"
-                        + (f"; {left} without one skipped)" if left else ")"))
-    return tuple(Variant(spec) for spec in specs)
+                        + (f"; {left} without one skipped" if left else "")
+                        + (f"; {len(refused)} refused: {refused[0][1]}" if refused else "") + ")")
+    return tuple(Variant(spec) for spec in specs), tuple(refused)
+
+
+def _declared(root: Path) -> tuple[Variant, ...]:
+    return _surveyed(root)[0]
 
 
 def declared(root: Path | None = None) -> list[Variant]:
     """Every variant declared under ``root`` (default ``kernels/``), correct and known-bad."""
     return list(_declared(Path(root or KERNELS_DIR).resolve()))
+
+
+def refused(root: Path | None = None) -> list[tuple[Path, str]]:
+    """The kernel files under ``root`` whose header the catalogue refuses (malformed, or a name
+    declared before), each with its ``file:line:`` reason: the rest of the root is still taken."""
+    return list(_surveyed(Path(root or KERNELS_DIR).resolve())[1])
 
 
 def skipped(root: Path | None = None) -> list[tuple[Path, str]]:
@@ -76,7 +87,7 @@ def skipped(root: Path | None = None) -> list[tuple[Path, str]]:
 
 def refresh() -> None:
     """Forget what every root declared (after editing kernel files in this process)."""
-    _declared.cache_clear()
+    _surveyed.cache_clear()
 
 
 def variants(root: Path | None = None) -> list[Variant]:

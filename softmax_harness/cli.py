@@ -37,7 +37,10 @@ def _list(args) -> int:
               f"max_cols={limit!s:6s}{fast} {s.where}{bad}")
     for path, why in catalog.skipped(args.root):
         print(f"skipped: {path}: {why}")
-    return 0
+    refused = catalog.refused(args.root)
+    for _, why in refused:
+        print(f"refused: {why}")
+    return 2 if refused else 0
 
 
 def _check(args) -> int:

@@ -7,7 +7,9 @@ tally's summary.
 GPU tests carry ``@pytest.mark.gpu``; without a CUDA device they are collected and skipped with
 the reason "no CUDA device". Every test that takes ``variant`` (or ``split_variant``,
 ``bad_variant``) runs once per declared kernel variant of that kind (:func:`catalog.select`),
-id'd by its name; the fixture compiles each kernel file once per session.
+id'd by its name; the fixture compiles each kernel file once per session. A file of a
+``--kernels`` folder whose header the catalogue refuses is a failing test of its own
+(``FILE::header``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from hypothesis import settings
 from . import callables, catalog, gpu, profiles
 from .compiler import KernelCompileError
 from .properties import TALLY, PropertyFailure, set_repro_dir
+from .registry import HeaderError
 from .run.journal import Recorder
 from .run.watchdog import Watchdog
 from .variant import Variant
@@ -142,6 +145,7 @@ def pytest_runtest_call(item):
 def pytest_collection_modifyitems(session, config, items):
     if named_subjects(config):
         items.extend(_battery(session, items))
+    items.extend(_refused_files(session))
     if config.getoption("--variant-tests-only"):
         bound = {"subject", "subject_ref", *catalog.KINDS}
         takes = [bool(bound & set(getattr(getattr(i, "callspec", None), "params", {}))) for i in items]
@@ -178,6 +182,37 @@ def _battery(session, items) -> list:
         return []
     module = pytest.Module.from_parent(session, path=here, nodeid="softmax_harness/battery.py")
     return list(session.genitems(module))
+
+
+class RefusedKernelFile(pytest.Item):
+    """A kernel file of a ``--kernels`` folder whose header the catalogue refuses (malformed, or
+    a name declared before): one failing test that says why, the folder's other kernels tested."""
+
+    def __init__(self, *, why: str, **kwargs):
+        super().__init__(**kwargs)
+        self.why = why
+
+    def runtest(self):
+        raise HeaderError(self.why)
+
+    def repr_failure(self, excinfo, style=None):
+        return self.why
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+def _refused_files(session) -> list:
+    config = session.config
+    folders = config.getoption("--kernels") or config.getini("softmax_harness_kernels")
+    items = []
+    for folder in folders:
+        for path, why in catalog.refused(Path(folder)):
+            shown = os.path.relpath(path, config.invocation_params.dir)
+            name = f"{shown}::header"
+            items.append(RefusedKernelFile.from_parent(session, name=name, nodeid=name, path=path,
+                                                       why=why.replace(str(path), shown, 1)))
+    return items
 
 
 def _import_early(ref: str) -> None:

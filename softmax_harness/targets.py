@@ -99,7 +99,8 @@ def _callable(given: str, timeout: float) -> list[dict]:
 
 def _resolve_file(target: str, found: Targets) -> None:
     """Add the kernels that ``target`` (a ``.cu`` file or a folder) declares to ``found``, or raise
-    TargetError before adding anything."""
+    TargetError before adding anything; a folder's files whose headers are refused go to
+    ``found.refused``, each on its own line, and the rest are taken."""
     path = Path(target)
     if path.is_file() and path.suffix == ".cu":
         try:
@@ -118,6 +119,8 @@ def _resolve_file(target: str, found: Targets) -> None:
             variants = catalog.variants(path)
         except (HeaderError, catalog.UnknownVariantError) as exc:
             raise TargetError(str(exc)) from None
+        # a file the catalogue refuses is refused alone: the folder's other kernels are still taken
+        found.refused += [why.replace(str(file), here(file), 1) for file, why in catalog.refused(path)]
         for v in variants:
             found.kernels.append(f"{v.name}@{here(path)}")
             found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op

@@ -279,6 +279,28 @@ def test_a_bad_target_beside_good_ones_is_refused_and_the_rest_still_run(tmp_pat
     assert "usermod:good" in done.stdout and "2 targets refused (above); the rest passed" in done.stdout
 
 
+def test_a_broken_kernel_file_in_a_folder_is_refused_alone_and_the_folders_other_kernels_still_run(tmp_path):
+    """``check kernels/`` and ``pytest --kernels kernels`` on a folder with one malformed header:
+    that file is named in one line (a failing test under pytest) and the folder's good kernel is
+    still compiled and collected."""
+    where = project(tmp_path)
+    (where / "kernels" / "bad.cu").write_text("// @variant name=b kernel=b algorithm=safe "
+                                              "geometry=block-per-row threads=100\n")
+    done = check(where, "kernels/")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == "softmax-harness check: kernels/bad.cu:1: threads=100 is not a multiple of 32\n"
+    assert "kernels/reversed.cu sm_90 reversed:" in done.stdout and "battery on 1 kernel" in done.stdout
+    assert done.stdout.endswith("1 target refused (above); the rest passed\n"), done.stdout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SOURCE, os.environ.get("PYTHONPATH")]))}
+    plugin = subprocess.run([sys.executable, "-m", "pytest", "-p", "softmax_harness.pytest_plugin", "-p",
+                             "no:cacheprovider", "-q", "--kernels", "kernels", "-k", "compiles or header"],
+                            cwd=where, env=env, capture_output=True, text=True, timeout=600)
+    assert plugin.returncode == 1, plugin.stdout
+    assert "FAILED kernels/bad.cu::header - " in plugin.stdout
+    assert "\nkernels/bad.cu:1: threads=100 is not a multiple of 32\n" in plugin.stdout
+    assert "1 failed, 2 passed" in plugin.stdout, plugin.stdout  # reversed@kernels compiled for sm_80, sm_90
+
+
 #: A user's module whose callables crash the process, hang, or lose the CUDA context: when first
 #: called, or only on rows longer than 500 (which the battery's classic rows of 1000 are).
 #: ``lostctx``, loaded into the battery's process as a plugin, stands in for a lost context: a
