@@ -214,10 +214,14 @@ class Adapted:
         """A returned result has its input's shape and element type (a silent conversion into the
         output would hide a result computed in another type, or broadcast one of another shape)."""
         shape, dtype = getattr(y, "shape", None), getattr(y, "dtype", None)
-        if shape is None or tuple(shape) != tuple(x.shape) or dtype != x.dtype:
-            raise ResultError(f"{self.ref} returned {type(y).__name__} of shape "
-                             f"{None if shape is None else tuple(shape)} and type {dtype} for an input of "
-                             f"shape {tuple(x.shape)} and type {x.dtype}: a result has its input's")
+        if shape is None or dtype is None:
+            what = "None" if y is None else f"a {type(y).__name__} (not an array)"
+        elif tuple(shape) != tuple(x.shape) or dtype != x.dtype:
+            what = f"{type(y).__name__} of shape {tuple(shape)} and type {dtype}"
+        else:
+            return
+        raise ResultError(f"{self.ref} returned {what} for an input of shape {tuple(x.shape)} and type "
+                          f"{x.dtype}: a result must have its input's shape and type")
 
 
 def _candidates(device: str | None = None) -> list[tuple[str, str]]:

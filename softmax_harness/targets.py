@@ -7,6 +7,7 @@ crashes or hangs there refuses that target alone.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,5 +127,9 @@ def _resolve_file(target: str, found: Targets) -> None:
             found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op
         found.files += sorted({v.spec.path for v in variants})
         found.skipped += catalog.skipped(path)
+    elif not path.exists():
+        a_path = path.suffix == ".cu" or os.sep in target or "/" in target
+        hint = "" if a_path else " (a callable is module:function)"
+        raise TargetError(f"unknown target {target!r}: no such file or folder{hint}")
     else:
         raise TargetError(f"unknown target {target!r}: not a .cu file, a folder or module:function")

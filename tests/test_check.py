@@ -253,7 +253,10 @@ def test_a_callable_of_several_element_types_is_a_subject_in_each(tmp_path):
 
 
 @pytest.mark.parametrize("target,problem", [
-    ("nothing.cu", "unknown target 'nothing.cu': not a .cu file, a folder or module:function"),
+    ("nothing.cu", "unknown target 'nothing.cu': no such file or folder"),
+    ("nowhere/", "unknown target 'nowhere/': no such file or folder"),
+    ("usermod", "unknown target 'usermod': no such file or folder (a callable is module:function)"),
+    ("usermod.py", "unknown target 'usermod.py': not a .cu file, a folder or module:function"),
     ("nomod:f", "module 'nomod' does not import (ModuleNotFoundError"),
     ("usermod:three", "takes 3 required arguments (a, b, c): expected fn(x) -> y or fn(x, out)"),
     ("usermod:nothing", "module 'usermod' has no 'nothing'"),
@@ -267,6 +270,7 @@ def test_a_bad_target_exits_2_with_one_line(tmp_path, target, problem):
     done = check(where, target)
     assert done.returncode == 2 and problem in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert done.stderr.rstrip().endswith(problem) or problem.endswith("(ModuleNotFoundError"), done.stderr
 
 
 def test_a_bad_target_beside_good_ones_is_refused_and_the_rest_still_run(tmp_path):

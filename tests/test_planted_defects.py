@@ -150,6 +150,16 @@ def by_stride(x):
     return wide(x).astype(x.dtype)
 
 by_stride.__softmax_harness__ = {"strided": "no"}
+
+def forgot_to_return(x):
+    wide(x)
+
+forgot_to_return.__softmax_harness__ = {"arrays": "numpy"}
+
+def as_list(x):
+    return wide(x).astype(x.dtype).tolist()
+
+as_list.__softmax_harness__ = {"arrays": "numpy"}
 """
 
 
@@ -170,6 +180,11 @@ def test_a_callable_returns_its_inputs_shape_and_type_or_is_named(tmp_path, monk
     with pytest.raises(callables.SubjectError, match=rf"subject '{found}': {found} returned ndarray of shape "
                        r"\(2, 8\) and type float64 for an input of shape \(2, 8\) and type float32"):
         callables.subject(found)
+    for name, what in (("forgot_to_return", "None"), ("as_list", "a list (not an array)")):
+        report = check(callables.subject(f"usermod_types:{name}"), build_batch(CLASSIC[1]))
+        assert list(report.failures) == ["launch"]
+        assert (f"usermod_types:{name} returned {what} for an input of shape (1, 33) and type float32: "
+                "a result must have its input's shape and type") in report.failures["launch"]
 
 
 @pytest.mark.parametrize("declared,problem", [
