@@ -188,7 +188,11 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         print("\n" + message)
     print(f"\nrun folder: {folder}")
     nothing = not subjects and "offline_compile" not in summary  # a pass would claim what no check saw
-    code = 2 if found.refused or nothing else 0 if ok else 1
+    unselected = bool(select and tests) and all(t.get("message") == "none of its tests ran" for t in tests)
+    if unselected:  # a mistyped -k is the user's error, not the subjects' failure
+        print(f"softmax-harness check: --select {select!r} matches none of the battery's tests "
+              "(a pytest -k expression over its test names: classic, masked_rows, ...)", file=sys.stderr)
+    code = 2 if found.refused or nothing or unselected else 0 if ok else 1
     summary.update(ok=ok and code == 0, exit=code, profile=profile, subjects=records, failures=messages)
     (folder / "verdicts.json").write_text(json.dumps(summary, indent=1) + "\n")
     all_passed = "all checks that ran passed (the rest: not run, above)" if summary["not_run"] else \
@@ -198,6 +202,8 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
               + ("the rest passed" if ok else "some checks failed"))
     elif nothing:
         print("nothing was checked (above: what it needs)")
+    elif unselected:
+        print("nothing was checked (--select matched no test)")
     else:
         print(all_passed if ok else "some checks failed")
     return code

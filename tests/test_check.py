@@ -283,6 +283,14 @@ def test_a_bad_target_beside_good_ones_is_refused_and_the_rest_still_run(tmp_pat
     assert "usermod:good" in done.stdout and "2 targets refused (above); the rest passed" in done.stdout
 
 
+def test_a_select_that_matches_no_test_is_the_users_error_not_a_failed_check(tmp_path):
+    done = check(project(tmp_path), "usermod:good", "--select", "clasic")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr == ("softmax-harness check: --select 'clasic' matches none of the battery's tests "
+                           "(a pytest -k expression over its test names: classic, masked_rows, ...)\n")
+    assert done.stdout.endswith("nothing was checked (--select matched no test)\n"), done.stdout
+
+
 def test_a_broken_kernel_file_in_a_folder_is_refused_alone_and_the_folders_other_kernels_still_run(tmp_path):
     """``check kernels/`` and ``pytest --kernels kernels`` on a folder with one malformed header:
     that file is named in one line (a failing test under pytest) and the folder's good kernel is
