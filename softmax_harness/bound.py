@@ -80,6 +80,9 @@ def bind(op: str, *inputs, out=None) -> Bound:
     """``op`` (a name of :data:`OPS`) bound to its CuPy inputs, in the op's order
     (``softmax_harness.ops.of(op).inputs``: x; y, dy; x, bias, scale; ...), and to ``out`` (made
     here where not given): the variant is chosen and the operands checked here, once."""
+    if not isinstance(op, str):  # bind(x): an array where the op's name goes
+        raise TypeError(f"bind: the first argument names the op ({', '.join(OPS)}), "
+                        f"got a {type(op).__name__}")
     if op not in OPS:
         raise ValueError(f"bind: unknown op {op!r} (known: {', '.join(OPS)})")
     if not inputs:

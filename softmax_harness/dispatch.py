@@ -44,7 +44,7 @@ from __future__ import annotations
 import functools
 
 from . import catalog, dtypes
-from .variant import _cupy
+from .variant import _cupy, _is_cupy_array
 
 #: The one-pass tiles' sizes, every type: 16-bit rows of 33-64 on the tile sized 64 (8 lanes of
 #: 8) ran at 0.54-1.006 of a copy where the tile sized 128 took them at 0.38-0.88 (H100, every bf16
@@ -517,15 +517,23 @@ def _wide(v, op: str, n_cols: int, dtype: str, device_id: int | None):
     return v
 
 
-def _device(x):
-    if getattr(x, "dtype", None) is None or getattr(x, "ndim", 0) < 1:
-        raise TypeError(f"expected a cupy.ndarray, got {type(x).__name__}")
+def _device(x, what: str = ""):
+    """x's device, once x is known for a CuPy array (else a TypeError naming what it is, a torch
+    tensor told where it goes)."""
+    if getattr(x, "dtype", None) is None or not _is_cupy_array(x):
+        kind = type(x)
+        package = kind.__module__.split(".")[0]
+        name = kind.__name__ if package == "builtins" else f"{package}.{kind.__name__}"
+        hint = " (for torch tensors: softmax_harness.torch)" if package == "torch" else ""
+        raise TypeError(f"{what}expected a cupy.ndarray, got {name}{hint}")
     return getattr(getattr(x, "device", None), "id", None)
 
 
 def op_chosen_for(op: str, x):
     """The variant ``op`` (a name of :data:`OP_TABLES`) runs on CuPy arrays whose first is ``x``."""
-    device = _device(x)  # refuses anything but an array first
+    device = _device(x, f"{op}: ")  # refuses anything but an array first
+    if x.ndim != 2:
+        raise ValueError(f"{op}: expected a 2-d (rows, cols) array, got ndim={x.ndim} shape={tuple(x.shape)}")
     return choose_op(op, x.shape[-1], device, x.dtype, aligned=rows_aligned(x))
 
 
@@ -848,12 +856,9 @@ def direct_plan(variant, n_rows: int, n_cols: int, itemsize: int, device_id: int
 
 def chosen_for(x):
     """The variant that ``softmax(x)`` runs."""
-    dtype = getattr(x, "dtype", None)
-    if dtype is None:
-        raise TypeError(f"softmax: expected a cupy.ndarray, got {type(x).__name__}")
+    device = _device(x, "softmax: ")
     n_cols = x.shape[-1] if x.ndim >= 1 else 0
-    device = getattr(getattr(x, "device", None), "id", None)
-    return choose(n_cols, device, dtype, aligned=rows_aligned(x), n_rows=x.size // n_cols if n_cols else 0)
+    return choose(n_cols, device, x.dtype, aligned=rows_aligned(x), n_rows=x.size // n_cols if n_cols else 0)
 
 
 def rows_aligned(x) -> bool:

@@ -199,6 +199,9 @@ def bind(op: str, *tensors: torch.Tensor) -> Bound:
     with no check, choice or allocation a call, and returns ``bound.out``. The tensors must keep
     their storage (rewritten in place, as a CUDA graph's are); autograd records nothing (for
     inference loops: the operators above are differentiable)."""
+    if not isinstance(op, str):  # bind(x): a tensor where the op's name goes
+        raise TypeError(f"softmax_harness.torch.bind: the first argument names the op "
+                        f"({', '.join(_FIRST)}), got a {type(op).__name__}")
     if op not in _FIRST:
         raise ValueError(f"softmax_harness.torch.bind: unknown op {op!r} (known: {', '.join(_FIRST)})")
     arity = 2 if op.endswith("backward") else 1

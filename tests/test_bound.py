@@ -173,6 +173,7 @@ def test_an_empty_batch_launches_nothing(fake):
     (lambda b, x: b("softmax", x, x), r"^bind: softmax takes 1 input \(in\), got 2 \(out goes by keyword\)$",
      TypeError),
     (lambda b, x: b("softmax"), r"^bind: softmax takes its input arrays, got none$", TypeError),
+    (lambda b, x: b(x), r"^bind: the first argument names the op \(softmax, .*\), got a ndarray$", TypeError),
     (lambda b, x: b("softmax", x, out=x), r"out overlaps the input \(in place is not supported\)$",
      ValueError),
     (lambda b, x: b("softmax", ndarray((2, 64), 0x1000_0000, "float64")), r"dtype float64 is not supported",
@@ -376,9 +377,20 @@ def test_a_dispatched_softmax_chooses_and_checks_again_in_any_other_layout(fake,
 def test_a_dispatched_softmax_refuses_a_bad_input_every_time_in_one_line(fake):
     from softmax_harness import dispatch
 
+    tensor = type("Tensor", (), {"__module__": "torch", "dtype": "float32", "ndim": 2, "shape": (8, 64)})
+    one_d = ndarray((1, 64), 0x1000_0000)
+    one_d.shape, one_d.ndim = (64,), 1
     for _ in range(2):
-        with pytest.raises(TypeError, match="expected a cupy.ndarray, got list"):
+        with pytest.raises(TypeError, match="^softmax: expected a cupy.ndarray, got list$"):
             dispatch.softmax([[1.0, 2.0]])
+        with pytest.raises(TypeError, match=r"^softmax: expected a cupy.ndarray, got numpy.ndarray$"):
+            dispatch.softmax(np.zeros((8, 64), np.float32))
+        with pytest.raises(TypeError, match=r"^log_softmax: expected a cupy.ndarray, got torch.Tensor "
+                                            r"\(for torch tensors: softmax_harness.torch\)$"):
+            dispatch.log_softmax(tensor())
+        with pytest.raises(ValueError, match=r"^softmax_backward: expected a 2-d \(rows, cols\) array, got "
+                                             r"ndim=1 shape=\(64,\)$"):
+            dispatch.softmax_backward(one_d, one_d)
         with pytest.raises(TypeError, match="dtype float64 is not supported"):
             dispatch.softmax(ndarray((8, 4096), 0x1000_0000, "float64"))
         with pytest.raises(ValueError, match="not aligned to its element size"):

@@ -70,6 +70,9 @@ def test_a_bad_binding_is_refused_in_one_line(ours):
     x = torch.ones(2, 3)
     with pytest.raises(ValueError, match=r"^softmax_harness\.torch\.bind: unknown op 'softplus' \(known: "):
         ours.bind("softplus", x)
+    with pytest.raises(TypeError, match=r"^softmax_harness\.torch\.bind: the first argument names the op "
+                                        r"\(softmax, .*\), got a Tensor$"):
+        ours.bind(x)
     arity = r"^softmax_harness\.torch\.softmax_backward: bind takes 2 tensors, got 1$"
     with pytest.raises(TypeError, match=arity):
         ours.bind("softmax_backward", x)
