@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import callables
-from .registry import KERNELS_DIR, survey
-from .registry import skipped as _skipped
+from .registry import KERNELS_DIR, HeaderError, NoHeaderError, VariantSpec, kernel_files, parse_file
 from .subject import Subject
 from .variant import Variant
 
@@ -52,17 +51,55 @@ def split_ref(ref: str) -> tuple[str, Path | None]:
     return name, Path(where) if at else None
 
 
+#: A file and why the catalogue leaves it out.
+Reason = tuple[Path, str]
+
+
+def survey(root: Path) -> tuple[list[VariantSpec], list[Reason], list[Reason]]:
+    """What the catalogue takes of ``root``: the variants of every file whose header parses; the
+    files without a header (skipped: a user's helper, say); and each file it refuses, with the
+    reason (``file:line: ...``): a malformed header, or a variant name another file declared
+    first (the later file refused whole: its ``NAME@DIR`` would name two kernels). One broken
+    file in a user's folder does not take the folder's other kernels with it;
+    ``registry.discover``, which this repository's own kernels are held to, raises instead."""
+    specs: list[VariantSpec] = []
+    headerless: list[Reason] = []
+    broken: list[Reason] = []
+    seen: dict[str, VariantSpec] = {}
+    for path in kernel_files(root):
+        try:
+            found = parse_file(path)
+        except NoHeaderError:
+            headerless.append((path, "no '// @variant ...' header line"))
+            continue
+        except HeaderError as exc:
+            broken.append((path, str(exc)))
+            continue
+        mine: dict[str, VariantSpec] = {}
+        for spec in found:
+            first = seen.get(spec.name) or mine.get(spec.name)
+            if first is not None:
+                broken.append((path, f"{spec.where}: variant name {spec.name!r} is already declared "
+                                       f"at {first.where}"))
+                break
+            mine[spec.name] = spec
+        else:
+            seen.update(mine)
+            specs.extend(found)
+    return specs, headerless, broken
+
+
 @functools.cache
-def _surveyed(root: Path) -> tuple[tuple[Variant, ...], tuple[tuple[Path, str], ...]]:
+def _surveyed(root: Path) -> tuple[tuple[Variant, ...], tuple[Reason, ...], tuple[Reason, ...]]:
     if not root.is_dir():
         raise RootError(root, "not a directory")
-    specs, refused = survey(root)
+    specs, headerless, broken = survey(root)
     if not specs:
-        left = len(_skipped(root))
+        left = len(headerless)
         raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header"
                         + (f"; {left} without one skipped" if left else "")
-                        + (f"; {len(refused)} refused: {refused[0][1]}" if refused else "") + ")")
-    return tuple(Variant(spec) for spec in specs), tuple(refused)
+                        + (f"; {len(broken)} refused: {broken[0][1]}" if broken else "") + ")")
+    return tuple(Variant(spec) for spec in specs), tuple(headerless), tuple(broken)
 
 
 def _declared(root: Path) -> tuple[Variant, ...]:
@@ -74,15 +111,15 @@ def declared(root: Path | None = None) -> list[Variant]:
     return list(_declared(Path(root or KERNELS_DIR).resolve()))
 
 
-def refused(root: Path | None = None) -> list[tuple[Path, str]]:
+def refused(root: Path | None = None) -> list[Reason]:
     """The kernel files under ``root`` whose header the catalogue refuses (malformed, or a name
     declared before), each with its ``file:line:`` reason: the rest of the root is still taken."""
-    return list(_surveyed(Path(root or KERNELS_DIR).resolve())[1])
+    return list(_surveyed(Path(root or KERNELS_DIR).resolve())[2])
 
 
-def skipped(root: Path | None = None) -> list[tuple[Path, str]]:
+def skipped(root: Path | None = None) -> list[Reason]:
     """The kernel files under ``root`` that declare no variant, each with the reason (listed, not run)."""
-    return _skipped(Path(root or KERNELS_DIR).resolve())
+    return survey(Path(root or KERNELS_DIR).resolve())[1]
 
 
 def refresh() -> None:

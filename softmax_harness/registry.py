@@ -341,46 +341,22 @@ def skipped(root: Path = KERNELS_DIR) -> list[tuple[Path, str]]:
             parse_file(path)
         except NoHeaderError:
             out.append((path, f"no '// {_MARKER} ...' header line"))
-        except HeaderError:  # refused, not skipped (survey)
-            continue
     return out
-
-
-def survey(root: Path = KERNELS_DIR) -> tuple[list[VariantSpec], list[tuple[Path, str]]]:
-    """The variants under ``root`` of every file whose header parses, and each file it refuses with
-    the reason (``file:line: ...``): a malformed header, or a variant name another file declared
-    first (the later file refused whole: its ``NAME@DIR`` would name two kernels). A file without
-    a header is in neither (:func:`skipped` names it)."""
-    specs: list[VariantSpec] = []
-    refused: list[tuple[Path, str]] = []
-    seen: dict[str, VariantSpec] = {}
-    for path in kernel_files(root):
-        try:
-            found = parse_file(path)
-        except NoHeaderError:
-            continue
-        except HeaderError as exc:
-            refused.append((path, str(exc)))
-            continue
-        mine: dict[str, VariantSpec] = {}
-        for spec in found:
-            first = seen.get(spec.name) or mine.get(spec.name)
-            if first is not None:
-                refused.append((path, str(_fail(spec.path, spec.line, f"variant name {spec.name!r} is "
-                                                f"already declared at {first.where}"))))
-                break
-            mine[spec.name] = spec
-        else:
-            seen.update((spec.name, spec) for spec in found)
-            specs.extend(found)
-    return specs, refused
 
 
 def discover(root: Path = KERNELS_DIR) -> list[VariantSpec]:
     """Every variant under ``root`` (``*.cu`` and ``known_bad/*.cu``), names checked unique; a file
-    without a header is left out (:func:`skipped` names it), a malformed header raises (the
-    catalogue takes the rest of a root instead: :func:`survey`)."""
-    specs, refused = survey(root)
-    if refused:
-        raise HeaderError(refused[0][1])
+    without a header is left out (:func:`skipped` names it), a malformed header raises."""
+    specs: list[VariantSpec] = []
+    for path in kernel_files(root):
+        try:
+            specs.extend(parse_file(path))
+        except NoHeaderError:
+            continue
+    seen: dict[str, VariantSpec] = {}
+    for spec in specs:
+        if spec.name in seen:
+            raise _fail(spec.path, spec.line, f"variant name {spec.name!r} is already "
+                        f"declared at {seen[spec.name].where}")
+        seen[spec.name] = spec
     return specs

@@ -167,16 +167,16 @@ def test_discovery_skips_a_file_without_a_header_and_says_so(tmp_path, capsys):
 
 
 def test_the_catalogue_refuses_a_broken_file_alone_and_takes_the_rest_of_its_folder(tmp_path):
-    """A user's folder with one malformed header and one file redeclaring a name: ``survey`` (the
-    catalogue's reading) keeps the good file's variants and names each refused file with its
-    line; ``discover`` (what this repository's own kernels are held to) still raises."""
+    """A user's folder with one malformed header and one file redeclaring a name: the catalogue's
+    ``survey`` keeps the good file's variants and names each refused file with its line;
+    ``discover`` (what this repository's own kernels are held to) still raises."""
     from softmax_harness import catalog
 
     write(tmp_path, GOOD, name="a.cu")
     write(tmp_path, GOOD.replace("128", "100"), name="b.cu")
     write(tmp_path, GOOD.replace("k1", "k2"), GOOD, name="c.cu")
-    specs, refused = registry.survey(tmp_path)
-    assert [s.name for s in specs] == ["k1"]
+    specs, skipped, refused = catalog.survey(tmp_path)
+    assert [s.name for s in specs] == ["k1"] and skipped == []
     assert refused == [(tmp_path / "b.cu", f"{tmp_path / 'b.cu'}:2: threads=100 is not a multiple of 32"),
                        (tmp_path / "c.cu", f"{tmp_path / 'c.cu'}:3: variant name 'k1' is already "
                                            f"declared at {tmp_path / 'a.cu'}:2")]
@@ -185,7 +185,7 @@ def test_the_catalogue_refuses_a_broken_file_alone_and_takes_the_rest_of_its_fol
     catalog.refresh()
     assert [v.name for v in catalog.variants(tmp_path)] == ["k1"]
     assert [path.name for path, _ in catalog.refused(tmp_path)] == ["b.cu", "c.cu"]
-    assert registry.skipped(tmp_path) == []  # refused is not skipped
+    assert catalog.skipped(tmp_path) == []  # refused is not skipped
     (tmp_path / "a.cu").unlink()
     (tmp_path / "c.cu").unlink()
     catalog.refresh()
