@@ -205,13 +205,13 @@ class RefusedKernelFile(pytest.Item):
 def _refused_files(session) -> list:
     config = session.config
     folders = config.getoption("--kernels") or config.getini("softmax_harness_kernels")
+    here = f"{Path(config.invocation_params.dir).resolve()}{os.sep}"  # files named from here
     items = []
     for folder in folders:
         for path, why in catalog.refused(Path(folder)):
-            shown = os.path.relpath(path, config.invocation_params.dir)
-            name = f"{shown}::header"
+            name = f"{os.path.relpath(path, here)}::header"
             items.append(RefusedKernelFile.from_parent(session, name=name, nodeid=name, path=path,
-                                                       why=why.replace(str(path), shown, 1)))
+                                                       why=why.replace(here, "")))
     return items
 
 

@@ -98,6 +98,12 @@ def _callable(given: str, timeout: float) -> list[dict]:
     return found
 
 
+def _relative(message: str) -> str:
+    """``message`` with the paths under the current folder written relative to it, as the
+    command's other lines name files."""
+    return message.replace(f"{Path.cwd().resolve()}{os.sep}", "")
+
+
 def _resolve_file(target: str, found: Targets) -> None:
     """Add the kernels that ``target`` (a ``.cu`` file or a folder) declares to ``found``, or raise
     TargetError before adding anything; a folder's files whose headers are refused go to
@@ -110,6 +116,11 @@ def _resolve_file(target: str, found: Targets) -> None:
             raise TargetError(f"{target}: no '// @variant ...' header declares a kernel in it") from None
         except HeaderError as exc:
             raise TargetError(str(exc)) from None
+        # its kernels are looked up by NAME@ITS_FOLDER: a name another file there declared first
+        # would name that file's kernel
+        why = dict(catalog.refused(path.parent)).get(path.resolve())
+        if why is not None:
+            raise TargetError(_relative(why))
         for spec in specs:
             ref = f"{spec.name}@{here(path.parent)}"
             found.kernels.append(ref)
@@ -121,7 +132,7 @@ def _resolve_file(target: str, found: Targets) -> None:
         except (HeaderError, catalog.UnknownVariantError) as exc:
             raise TargetError(str(exc)) from None
         # a file the catalogue refuses is refused alone: the folder's other kernels are still taken
-        found.refused += [why.replace(str(file), here(file), 1) for file, why in catalog.refused(path)]
+        found.refused += [_relative(why) for _, why in catalog.refused(path)]
         for v in variants:
             found.kernels.append(f"{v.name}@{here(path)}")
             found.names[found.kernels[-1]], found.ops[found.kernels[-1]] = v.name, v.spec.op

@@ -311,6 +311,13 @@ def test_a_broken_kernel_file_in_a_folder_is_refused_alone_and_the_folders_other
     assert "FAILED kernels/bad.cu::header - " in plugin.stdout
     assert "\nkernels/bad.cu:1: threads=100 is not a multiple of 32\n" in plugin.stdout
     assert "1 failed, 2 passed" in plugin.stdout, plugin.stdout  # reversed@kernels compiled for sm_80, sm_90
+    # a file named alone whose kernel's name another file of its folder declared first: refused, not
+    # checked as that other file's kernel (its reference, NAME@FOLDER, would name that one)
+    (where / "kernels" / "same_name.cu").write_text(KERNEL)
+    again = check(where, "kernels/same_name.cu")
+    assert again.returncode == 2 and again.stderr == (
+        "softmax-harness check: kernels/same_name.cu:1: variant name 'reversed' is already declared at "
+        "kernels/reversed.cu:1\n"), again.stderr
 
 
 #: A user's module whose callables crash the process, hang, or lose the CUDA context: when first
