@@ -91,19 +91,20 @@ def survey(root: Path) -> tuple[list[VariantSpec], list[Reason], list[Reason]]:
 
 @functools.cache
 def _surveyed(root: Path) -> tuple[tuple[Variant, ...], tuple[Reason, ...], tuple[Reason, ...]]:
+    """:func:`survey` of ``root``, read once a process, its variants made."""
     if not root.is_dir():
         raise RootError(root, "not a directory")
     specs, headerless, broken = survey(root)
-    if not specs:
-        left = len(headerless)
-        raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header"
-                        + (f"; {left} without one skipped" if left else "")
-                        + (f"; {len(broken)} refused: {broken[0][1]}" if broken else "") + ")")
     return tuple(Variant(spec) for spec in specs), tuple(headerless), tuple(broken)
 
 
 def _declared(root: Path) -> tuple[Variant, ...]:
-    return _surveyed(root)[0]
+    found, headerless, broken = _surveyed(root)
+    if not found:
+        raise RootError(root, "holds no kernel (no *.cu file with a '// @variant ...' header"
+                        + (f"; {len(headerless)} without one skipped" if headerless else "")
+                        + (f"; {len(broken)} refused: {broken[0][1]}" if broken else "") + ")")
+    return found
 
 
 def declared(root: Path | None = None) -> list[Variant]:
@@ -119,7 +120,7 @@ def refused(root: Path | None = None) -> list[Reason]:
 
 def skipped(root: Path | None = None) -> list[Reason]:
     """The kernel files under ``root`` that declare no variant, each with the reason (listed, not run)."""
-    return survey(Path(root or KERNELS_DIR).resolve())[1]
+    return list(_surveyed(Path(root or KERNELS_DIR).resolve())[1])
 
 
 def refresh() -> None:

@@ -105,7 +105,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
     """The command; its exit status. ``test_timeout``: a test's seconds before it is taken for a
     hang (default :data:`HANG_SECONDS` of the profile: ``thorough`` draws 1000 examples a test)."""
     test_timeout = test_timeout or HANG_SECONDS.get(profile, HANG_SECONDS["dev"])
-    from .run.children import run_by_subject
+    from .run.children import NONE_RAN, run_by_subject
 
     found = resolve(targets, timeout=test_timeout)
     for message in found.refused:
@@ -188,7 +188,7 @@ def run(targets: list[str], *, sanitize: bool = False, profile: str = "dev", out
         print("\n" + message)
     print(f"\nrun folder: {folder}")
     nothing = not subjects and "offline_compile" not in summary  # a pass would claim what no check saw
-    unselected = bool(select and tests) and all(t.get("message") == "none of its tests ran" for t in tests)
+    unselected = bool(select and tests) and all(t.get("message") == NONE_RAN for t in tests)
     if unselected:  # a mistyped -k is the user's error, not the subjects' failure
         print(f"softmax-harness check: --select {select!r} matches none of the battery's tests "
               "(a pytest -k expression over its test names: classic, masked_rows, ...)", file=sys.stderr)

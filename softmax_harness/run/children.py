@@ -161,6 +161,11 @@ def run_resuming(label: str, args: list[str], timeout: float, log, attempts: int
     return tests, tally
 
 
+#: The message of a subject's record where the child ran none of its tests (a ``-k`` that selects
+#: none of them, say).
+NONE_RAN = "none of its tests ran"
+
+
 def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: float | None, log,
                    cwd: Path) -> tuple[list[dict], dict]:
     """The tests of ``subjects`` (``--subject REF`` each) in a child pytest (``args``), and its
@@ -200,6 +205,6 @@ def run_by_subject(label: str, args: list[str], subjects: list[str], deadline: f
     seen = {record.get("subject") for record in tests}
     late = deadline is not None and time.time() >= deadline - 1
     tests += [{"nodeid": f"{label}::{ref}", "subject": ref, "outcome": "not run", "duration": 0.0,
-               "message": "the run's --timeout ran out before its tests" if late else "none of its tests ran"}
+               "message": "the run's --timeout ran out before its tests" if late else NONE_RAN}
               for ref in subjects if ref not in seen]  # a verdict needs tests, or says there were none
     return tests, tally
