@@ -331,10 +331,11 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
                          for s in ("_f16", "_bf16")}}
 
 
-#: Rows of the online split kernel's that go to its kernel on blocks of 512 threads, two a
-#: multiprocessor (``*_online_split*_b512``), each row over half the blocks: family -> type ->
-#: ((from, to), ...), of the rows the ladder gives the split kernel, aligned and misaligned alike
-#: (a misaligned row the push kernels leave below those ranges stays). The 16-bit bias form's,
+#: Rows of the online split kernel's that go to one of its kernels on blocks of 512 threads, two a
+#: multiprocessor (``*_online_split*_b512``, the bias form's ``_s56`` and ``_e16s56`` too), each
+#: row over half the blocks or fewer: family -> type -> ((from, to, the kernel's suffix), ...), of
+#: the rows the ladder gives the split kernel, aligned and misaligned alike (a misaligned row the
+#: push kernels leave below those ranges stays). The 16-bit bias form's,
 #: every row the split kernel takes (from 32769; the misaligned ones of 65473-72702 too, which
 #: the push kernels leave): with 8 elements a thread in registers and 48 in the stashes, on an
 #: H100, each length in one call, ahead of or level with the 256-thread kernel at each of 22 bf16
@@ -342,7 +343,13 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: 0.851 against 0.796, 2^20 0.856 against 0.797) and of the barrier cluster sized 73728 at the
 #: misaligned 65473-72702 (0.877-0.945 against 0.827-0.886: split_blocks_map_h100.jsonl); with 16
 #: in registers it had trailed at 36000, 98303 and 524288 (split_blocks_h100.jsonl,
-#: split_blocks_regs_h100.jsonl). The 16-bit mask form's from 16896 on,
+#: split_blocks_regs_h100.jsonl); with 56 in each stash where a row meets over fewer blocks (an
+#: H100, bf16, each length in one call: bias_s56_h100.jsonl): 16 in registers (36800 a block) at
+#: 32769-36800, one block a row (0.983 against 0.826 at 36001), and at the misaligned 65537-72702,
+#: two (0.956 / 0.982 against 0.918 / 0.947 at 69631 / 72702; behind at 65535, 0.859 against
+#: 0.873); 8 (32704 a block) from 73729 (0.892 against 0.865 at 2^20, 0.952 against 0.883 at
+#: 150001, 0.987 against 0.978 at 80000; level at 98303 and 200001); 8 + 48 keeps 36801-65536
+#: (ahead of both at 45001, 0.917 against 0.910). The 16-bit mask form's from 16896 on,
 #: every row the split kernel takes (8 elements a thread in registers; the ladder gives the split
 #: kernel every row past 16384 its push kernels do not take): on an H100, each length in one
 #: call, 0.905-0.992 of a copy against 0.818-0.884 at 20000, 40000, 100000, 150000, 200001,
@@ -350,8 +357,10 @@ _PUSH = {"backward": {s: ((53248, 65536), (65537, 73728)) for s in ("_f16", "_bf
 #: against 0.856-0.888 at 16896-19456, 0.959 against 0.837 at 98304 and 0.947 against 0.860 at
 #: 262144; behind at 16385 (0.703 against 0.775: split_blocks_mask_map_h100.jsonl; those
 #: files in reports/measurements/).
-_SPLIT_WIDE = {"scaled_bias": {s: ((32769, 2**20),) for s in ("_f16", "_bf16")},
-               "scaled_mask": {s: ((16896, 2**20),) for s in ("_f16", "_bf16")}}
+_SPLIT_WIDE = {"scaled_bias": {s: ((32769, 36800, "_e16s56"), (36801, 65536, "_b512"),
+                                   (65537, 72702, "_e16s56"), (72703, 73728, "_b512"), (73729, 2**20, "_s56"))
+                                for s in ("_f16", "_bf16")},
+               "scaled_mask": {s: ((16896, 2**20, "_b512"),) for s in ("_f16", "_bf16")}}
 
 
 #: Misaligned 16-bit rows of the bias and mask forms on their cluster push kernels: family -> type
@@ -510,9 +519,9 @@ def _wide(v, op: str, n_cols: int, dtype: str, device_id: int | None):
     family, suffix = _LADDERS.get(op), _SUFFIX.get(dtype)
     if v.name != f"{family}_online_split{suffix}":
         return v
-    for first, last in _SPLIT_WIDE.get(family, {}).get(suffix, ()):
+    for first, last, blocks in _SPLIT_WIDE.get(family, {}).get(suffix, ()):
         if first <= n_cols <= last:
-            wide = _by_name().get(f"{v.name}_b512")
+            wide = _by_name().get(v.name + blocks)
             return wide if _usable(wide, device_id) else v
     return v
 

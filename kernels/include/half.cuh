@@ -52,6 +52,12 @@ __device__ __forceinline__ unsigned max_pair(unsigned a, unsigned b, bf16_t) {
     return r;
 }
 
+// The larger of the two 16-bit values of a word (one max_pair has folded a tile into), as a float.
+template <class H>
+__device__ __forceinline__ float pair_max(unsigned pair) {
+    return fmaxf(unpack_half<H>(pair, 0), unpack_half<H>(pair, 1));
+}
+
 // Round to nearest even; NaN stays NaN, overflow gives inf.
 template <class T>
 __device__ T from_float(float f);

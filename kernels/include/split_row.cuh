@@ -144,7 +144,7 @@ struct Stash {
 #pragma unroll
                 for (int j = 0; j < 4; ++j) pair = sh::max_pair(pair, w[j], T{});
             }
-            m = fmaxf(sh::unpack_half<T>(pair, 0), sh::unpack_half<T>(pair, 1));
+            m = sh::pair_max<T>(pair);
         }
         const float base = m == sh::neg_inf() ? 0.0f : m;
         const float d = sh::with_exp_args<T, true>(base, [&](auto arg) {

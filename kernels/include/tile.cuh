@@ -44,7 +44,6 @@ struct RowTile {
         if constexpr (WIDE) return v[i];
         else return unpack_half<T>(w[i / 2], i % 2);
     }
-    static __device__ __forceinline__ float get_word(unsigned word, int hi) { return unpack_half<T>(word, hi); }
     __device__ __forceinline__ void put_bits(int i, unsigned short b) {
         const int at = 16 * (i % 2);
         w[i / 2] = (w[i / 2] & ~(0xffffu << at)) | (static_cast<unsigned>(b) << at);
@@ -159,7 +158,7 @@ struct RowTile {
             unsigned pair = w[0];
 #pragma unroll
             for (int i = 1; i < E / 2; ++i) pair = max_pair(pair, w[i], T{});
-            m = fmaxf(get_word(pair, 0), get_word(pair, 1));
+            m = pair_max<T>(pair);
         }
         return m;
     }

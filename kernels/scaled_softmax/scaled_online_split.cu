@@ -41,8 +41,21 @@
 // against 0.820 at a misaligned 65535 (fp16 0.850 and 0.911 against 0.820 and 0.832 at 65535
 // and 2^20). log_softmax's backward on the same blocks ran level or behind (0.875-0.994 against
 // 0.892-1.000): not kept.
+// The bias form's with 56 in each stash (112 KB a block, two blocks in a multiprocessor's 228 KB)
+// and 8 or 16 elements a thread in registers (_s56: 32704 a block, _e16s56: 36800): a row meets
+// over fewer blocks (2^20: 33, every block of 132 multiprocessors busy at 8 rows at once, where
+// 8 + 48 takes 37 at 7; 32769-36800: one block with 16 in registers). On an H100, bf16, each
+// length in one call (reports/measurements/bias_s56_h100.jsonl): _s56 0.892 of a copy at 2^20
+// against 0.865, 0.943 / 0.963 / 0.952 / 0.987 at 524288 / 300000 / 150001 / 80000 against
+// 0.921 / 0.950 / 0.883 / 0.978, level at 55001-72702, 98303 and 200001, behind at 45001
+// (0.910 against 0.917); _e16s56 0.983 at 36001 against 0.826, 0.956 / 0.982 at the misaligned
+// 69631 / 72702 against 0.918 / 0.947, behind at 45001, 55001, 65535 and from 80000 (0.83-0.94).
 // @variant name=scaled_bias_online_split_f16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_bias_online_split_bf16_b512 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=28608 smem=98304 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_f16_s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=32704 smem=114688 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_f16_e16s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_f16_e16s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=36800 smem=114688 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=32704 smem=114688 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
+// @variant name=scaled_bias_online_split_bf16_e16s56 op=scaled_softmax_bias kernel=scaled_bias_online_split_bf16_e16s56 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=36800 smem=114688 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_f16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_f16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=float16 fast_math=true exp=folded
 // @variant name=scaled_mask_online_split_bf16_b512 op=scaled_softmax_mask kernel=scaled_mask_online_split_bf16_b512 algorithm=online geometry=split-row threads=512 blocks_per_sm=2 tile=40896 smem=110592 max_cols=1048576 dtypes=bfloat16 fast_math=true exp=folded
 #include "softmax.cuh"
@@ -59,5 +72,9 @@ SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_f16, sh::half_t, 256, 4, 4
 SCALED_ONLINE_SPLIT_causal(scaled_causal_online_split_bf16, sh::bf16_t, 256, 4, 48, 88)
 SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_b512, sh::half_t, 512, 2, 8, 48)
 SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 48)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_s56, sh::half_t, 512, 2, 8, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_f16_e16s56, sh::half_t, 512, 2, 16, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_s56, sh::bf16_t, 512, 2, 8, 56)
+SCALED_ONLINE_SPLIT_bias_DYNAMIC(scaled_bias_online_split_bf16_e16s56, sh::bf16_t, 512, 2, 16, 56)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_f16_b512, sh::half_t, 512, 2, 8, 72)
 SCALED_ONLINE_SPLIT_mask_DYNAMIC(scaled_mask_online_split_bf16_b512, sh::bf16_t, 512, 2, 8, 72)
