@@ -48,7 +48,7 @@ def fake(monkeypatch):
     cupy.empty_like = empty_like
     cupy.ndarray = lambda shape, dtype: empty_like(types.SimpleNamespace(shape=shape, dtype=dtype))
     monkeypatch.setitem(sys.modules, "cupy", cupy)
-    monkeypatch.setattr(importlib.import_module("softmax_harness.dispatch"), "_LAYOUTS", {})
+    monkeypatch.setattr(importlib.import_module("softmax_harness.dispatch.entry"), "_LAYOUTS", {})
     monkeypatch.setattr(variant, "compute_capability", lambda device_id: 90)
     launches = []
 
@@ -318,7 +318,7 @@ def test_a_dispatched_softmax_in_a_layout_seen_before_allocates_and_launches_alo
 
     monkeypatch.setattr(Variant, "check_input", no)
     monkeypatch.setattr(Variant, "_checked", no)
-    monkeypatch.setattr(dispatch, "chosen_for", no)
+    monkeypatch.setattr(dispatch.entry, "chosen_for", no)
     again = ndarray((8, 4096), 0x4000_0000, "float16")  # another array, the same layout
     second = dispatch.softmax(again)
     assert first is fake.made[0] and second is fake.made[1]
@@ -353,7 +353,7 @@ def test_a_dispatched_softmax_chooses_and_checks_again_in_any_other_layout(fake,
 
     chosen = []
     choose = dispatch.chosen_for
-    monkeypatch.setattr(dispatch, "chosen_for", lambda x: chosen.append(x) or choose(x))
+    monkeypatch.setattr(dispatch.entry, "chosen_for", lambda x: chosen.append(x) or choose(x))
     x = ndarray((8, 4096), 0x1000_0000)
     dispatch.softmax(x)
     others = [ndarray((8, 4096), 0x1000_0000, "float16"), ndarray((8, 4100), 0x1000_0000),
@@ -410,7 +410,7 @@ def test_a_dispatched_softmax_into_an_out_of_a_layout_seen_before_still_refuses_
         for overlapping in (inside, x):
             with pytest.raises(ValueError, match="out overlaps the input"):
                 dispatch.softmax(x, out=overlapping)
-    monkeypatch.setattr(dispatch, "chosen_for", lambda x: pytest.fail("chosen again"))
+    monkeypatch.setattr(dispatch.entry, "chosen_for", lambda x: pytest.fail("chosen again"))
     after = ndarray((4, 4096), 0x1000_0000 + 4 * 4096 * 4)  # just past x: no overlap
     assert dispatch.softmax(x, out=after) is after
     assert [launch[1] for launch in fake.launches] == [(0x1000_0000, 0x2000_0000),

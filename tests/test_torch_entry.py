@@ -87,7 +87,7 @@ def launches(ours, monkeypatch):
     name, the addresses, rows, cols) instead of run; no layout remembered yet."""
     import importlib
 
-    from softmax_harness import dispatch
+    from softmax_harness.dispatch import choice
 
     # the module (the package's front names its function `variant`, which hides it as an attribute)
     variant = importlib.import_module("softmax_harness.variant")
@@ -105,8 +105,8 @@ def launches(ours, monkeypatch):
     monkeypatch.setattr(variant.Variant, "launch", launch)
     monkeypatch.setattr(ours, "_LAYOUTS", {})
     yield seen
-    dispatch._choose.cache_clear()
-    dispatch._choose_op.cache_clear()
+    choice._choose.cache_clear()
+    choice._choose_op.cache_clear()
 
 
 @pytest.fixture

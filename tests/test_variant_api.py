@@ -297,18 +297,18 @@ def test_dispatch_covers_every_row_length_with_declared_variants():
 def test_the_few_rows_and_small_batch_tables_name_declared_variants_that_hold_their_rows():
     # a misspelt name there would not fail a call: the dispatcher skips a variant it lacks (one
     # waiting in staging/) and takes the table's entry instead
-    from softmax_harness import dispatch
+    from softmax_harness.dispatch import forward
 
     names = {v.name: v for v in softmax_harness.variants()}
-    for table in (dispatch.ONE_ROW_TABLE, dispatch.FEW_ROWS_TABLE):
+    for table in (forward.ONE_ROW_TABLE, forward.FEW_ROWS_TABLE):
         for dtype, entries in table.items():
             for size, name in entries:
                 assert name in names and names[name].supports(size, dtype), (dtype, name)
-    for packed, (kept, most) in dispatch.KEPT.items():
+    for packed, (kept, most) in forward.KEPT.items():
         assert kept in names and packed in names and most > 0, kept
         assert names[kept].spec.max_cols == names[packed].spec.max_cols, kept
         assert names[kept].spec.dtypes == names[packed].spec.dtypes, kept
-    for dtype, tiles in dispatch.SMALL_BATCH_TILES.items():
+    for dtype, tiles in forward.SMALL_BATCH_TILES.items():
         for shortest, longest, most, name in tiles:
             assert name in names and names[name].supports(longest, dtype), (dtype, name)
             assert 0 < shortest <= longest and most > 0, (dtype, name)
@@ -332,7 +332,7 @@ def test_a_misaligned_row_leaves_a_cluster_kernel_only_for_a_size_close_above():
     """A misaligned row whose shift may overflow the blocks' tiles goes to the next cluster size
     when that one is at most an eighth larger (few lanes idle); to one twice the size it does not
     (measured slower than reading element by element)."""
-    from softmax_harness.dispatch import _misaligned_rooms
+    from softmax_harness.dispatch.ladders import _misaligned_rooms
 
     ladder = ((32768, "f_onepass_bf16_c32768"), (65536, "f_cluster_bf16_c65536"),
               (73728, "f_cluster_bf16_c73728"), (131072, "f_cluster_bf16_c131072"), (None, "f_block_bf16"))
@@ -343,13 +343,14 @@ def test_a_misaligned_row_leaves_a_cluster_kernel_only_for_a_size_close_above():
 
 def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
     """(but at the lengths of ``OP_ALIGNED_TILES``, which take another tile of that size, and of
-    ``_SPLIT_WIDE``, which take the split kernel on 512-thread blocks)"""
+    ``SPLIT_WIDE``, which take the split kernel on 512-thread blocks)"""
     from softmax_harness import dispatch
+    from softmax_harness.dispatch import ladders
 
     for op, tables in dispatch.OP_TABLES.items():
         for dtype, table in tables.items():
-            other = dispatch.OP_ALIGNED_TILES.get(op, {}).get(dtype, {})
-            wide = dispatch._SPLIT_WIDE.get(dispatch._LADDERS[op], {}).get(dispatch._SUFFIX[dtype], ())
+            other = ladders.OP_ALIGNED_TILES.get(op, {}).get(dtype, {})
+            wide = ladders.SPLIT_WIDE.get(ladders.LADDERS[op], {}).get(ladders.SUFFIX[dtype], ())
             for limit, name in table[:-1]:
                 chosen = dispatch.choose_op(op, limit, dtype=dtype, aligned=True)
                 expected = other.get(limit, name)
@@ -360,13 +361,13 @@ def test_an_aligned_row_takes_the_smallest_size_that_holds_it():
 
 def test_16_bit_rows_between_and_past_the_cluster_sizes():
     """The ops' 16-bit rows past their tiles: the backwards' and the bias form's on a cluster push
-    kernel sized to the row where one measured faster (dispatch._PUSH), and the bias form's
+    kernel sized to the row where one measured faster (ladders.PUSH), and the bias form's
     misaligned rows of 59001-65472 and 72703-73664 too (0.83-0.88 of a copy against 0.76-0.78)
     and the mask form's of 65409-65472, 65521-66049 and 73601-73664, where its 512-thread split
-    kernel dips (dispatch._MISALIGNED_PUSH), every other misaligned row and every other row on the
+    kernel dips (ladders.MISALIGNED_PUSH), every other misaligned row and every other row on the
     online split kernel (the bias form's shortest too, 32769-40959: its cluster sized 65536 ran
     0.56-0.78 of a copy there against 0.77-0.97), the bias form's, aligned or not, on its split kernel of
-    512-thread blocks (dispatch._SPLIT_WIDE: ahead of the 256-thread kernel from 32769 to 2^20 and
+    512-thread blocks (ladders.SPLIT_WIDE: ahead of the 256-thread kernel from 32769 to 2^20 and
     of its barrier cluster at the misaligned 65473-72702): with 16 elements a thread in registers
     and 56 in each stash where a row takes one block fewer (one at 32769-36800, 0.98 of a copy against
     0.83; two at the misaligned 65537-72702), with 8 and 56 from 73729 (33 blocks at 2^20 where 8 and
@@ -374,8 +375,9 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
     the online split kernel, the mask form's but its aligned rows of 51200-73728 and 114688-131072
     (its push kernels), from 16896 on its split kernel of 512-thread blocks."""
     from softmax_harness import dispatch
+    from softmax_harness.dispatch import ladders
 
-    for op, family in dispatch._LADDERS.items():
+    for op, family in ladders.LADDERS.items():
         for dtype, short in (("float16", "f16"), ("bfloat16", "bf16")):
             def chosen(n_cols, aligned=True, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype, aligned=aligned).name
@@ -440,14 +442,14 @@ def test_16_bit_rows_between_and_past_the_cluster_sizes():
 
 
 def test_a_push_range_takes_its_rows_from_whatever_entries_held_them():
-    from softmax_harness.dispatch import _overlay
+    from softmax_harness.dispatch.forward import overlay
 
     ladder = [(100, "tile"), (1000, "split")]
-    assert _overlay(ladder, (), str) == ladder
-    assert _overlay(ladder, ((50, 100), (600, 800)), lambda size: f"push{size}") == [
+    assert overlay(ladder, (), str) == ladder
+    assert overlay(ladder, ((50, 100), (600, 800)), lambda size: f"push{size}") == [
         (49, "tile"), (100, "push100"), (599, "split"), (800, "push800"), (1000, "split")]
     # a range across two entries, and one ending on the ladder's last limit
-    assert _overlay(ladder, ((80, 200), (901, 1000)), lambda size: f"push{size}") == [
+    assert overlay(ladder, ((80, 200), (901, 1000)), lambda size: f"push{size}") == [
         (79, "tile"), (200, "push200"), (900, "split"), (1000, "push1000")]
 
 
@@ -455,9 +457,9 @@ def test_a_misaligned_push_span_ends_where_its_tiles_still_hold_the_shifted_row(
     """Past the shifted room a push kernel's tile reads its row element by element (0.54 of a copy
     against 0.90 just inside it, mask_misaligned_h100.jsonl), so no span of misaligned rows may
     reach past it, and the spans of a type are disjoint and in order."""
-    from softmax_harness.dispatch import _MISALIGNED_PUSH, _shifted_room
+    from softmax_harness.dispatch.ladders import MISALIGNED_PUSH, _shifted_room
 
-    for family, types in _MISALIGNED_PUSH.items():
+    for family, types in MISALIGNED_PUSH.items():
         for suffix, spans in types.items():
             for first, last, size in spans:
                 assert first <= last <= _shifted_room(size, suffix), (family, suffix, size)
@@ -465,13 +467,13 @@ def test_a_misaligned_push_span_ends_where_its_tiles_still_hold_the_shifted_row(
 
 
 def test_each_wide_split_span_names_a_512_thread_kernel_that_takes_its_rows():
-    """A span of ``_SPLIT_WIDE`` whose kernel is missing would fall back to the 256-thread kernel
+    """A span of ``SPLIT_WIDE`` whose kernel is missing would fall back to the 256-thread kernel
     unseen; the spans of a type are disjoint and in order."""
     from softmax_harness import catalog
-    from softmax_harness.dispatch import _SPLIT_WIDE
+    from softmax_harness.dispatch.ladders import SPLIT_WIDE
 
     by_name = {v.name: v for v in catalog.variants()}
-    for family, types in _SPLIT_WIDE.items():
+    for family, types in SPLIT_WIDE.items():
         for suffix, spans in types.items():
             for first, last, blocks in spans:
                 v = by_name.get(f"{family}_online_split{suffix}{blocks}")
@@ -481,7 +483,7 @@ def test_each_wide_split_span_names_a_512_thread_kernel_that_takes_its_rows():
 
 
 def test_a_misaligned_row_never_goes_to_a_cluster_push_kernel_of_an_op():
-    from softmax_harness.dispatch import _misaligned_rooms
+    from softmax_harness.dispatch.ladders import _misaligned_rooms
 
     ladder = ((49151, "f_online_split_bf16"), (65536, "f_cluster_push_bf16_c65536"),
               (73728, "f_cluster_push_bf16_c73728"), (2**20, "f_online_split_bf16"), (None, "f_block_bf16"))
@@ -497,8 +499,9 @@ def test_every_ops_rows_past_its_last_tile_or_cluster_go_to_its_online_split_ker
     over a group of blocks meeting once a row (the 16-bit mask form's from 16896 and the bias
     form's from 262145 on its 512-thread blocks), the longer ones to the block."""
     from softmax_harness import dispatch
+    from softmax_harness.dispatch import ladders
 
-    for op, family in dispatch._LADDERS.items():
+    for op, family in ladders.LADDERS.items():
         for dtype, suffix in (("float32", ""), ("float16", "_f16"), ("bfloat16", "_bf16")):
             def chosen(n_cols, op=op, dtype=dtype):
                 return dispatch.choose_op(op, n_cols, dtype=dtype).name
@@ -653,11 +656,12 @@ def test_many_long_rows_go_over_16_blocks_where_those_measured_faster():
 
 def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypatch):
     from softmax_harness import dispatch
+    from softmax_harness.dispatch import choice
 
     staged = {"cluster_push_c131072", "cluster16_push_c131072", "cluster16_push_c163840"}
-    verified = {k: v for k, v in dispatch._by_name().items() if k not in staged}
-    monkeypatch.setattr(dispatch, "_by_name", lambda: verified)
-    dispatch._choose.cache_clear()
+    verified = {k: v for k, v in choice.by_name().items() if k not in staged}
+    monkeypatch.setattr(choice, "by_name", lambda: verified)
+    choice._choose.cache_clear()
     try:
         # the table's next entry: the 16 blocks of the size past the staged ones
         assert dispatch.choose(120000, dtype="float32", n_rows=2).name == "cluster16_push_c262144"
@@ -665,7 +669,7 @@ def test_a_few_rows_whose_sized_cluster_kernel_is_staged_keep_the_table(monkeypa
         # one row whose cluster of 16 is staged: the 8 blocks sized to it
         assert dispatch.choose(151936, dtype="float32", n_rows=1).name == "cluster_push_c155648"
     finally:
-        dispatch._choose.cache_clear()
+        choice._choose.cache_clear()
 
 
 def test_a_small_batch_of_short_rows_takes_the_tile_measured_faster_for_it():
@@ -776,7 +780,7 @@ def test_dispatch_leaves_room_for_the_shift_of_misaligned_rows():
     assert dispatch.choose(163834, dtype="bfloat16", aligned=False).name == "cluster_push_bf16_c262144"
     assert dispatch.choose(32768, dtype="bfloat16", aligned=True).name == "onepass_bf16_c32768"
     assert dispatch.choose(2**21, dtype="bfloat16", aligned=False).name == "split_row_smem_bf16"
-    assert set(dispatch.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)
+    assert set(dispatch.forward.ROOM_FOR_SHIFT_FROM) == set(dispatch.TABLE)
 
 
 @pytest.mark.parametrize("ptr,n_cols,dtype,aligned", [
@@ -842,14 +846,14 @@ def test_split_plan_names_a_row_too_long_for_the_device():
 
 
 def test_the_ops_take_other_lane_counts_only_at_the_aligned_lengths_measured():
-    """``dispatch.OP_ALIGNED_TILES``: an aligned 16-bit row of a length measured faster on 4 lanes
+    """``dispatch.ladders.OP_ALIGNED_TILES``: an aligned 16-bit row of a length measured faster on 4 lanes
     of 32 (or 2 of 16: the fused forms, the backwards) goes there; the same length misaligned, and
     a length between, keep the ladder's tile; every name is a declared variant of its op that
     takes the length."""
     from softmax_harness import dispatch
 
     names = {v.name: v for v in softmax_harness.variants()}
-    for op, types in dispatch.OP_ALIGNED_TILES.items():
+    for op, types in dispatch.ladders.OP_ALIGNED_TILES.items():
         for dtype, lengths in types.items():
             for n_cols, name in lengths.items():
                 assert name in names and names[name].op.name == op and names[name].supports(n_cols, dtype)
