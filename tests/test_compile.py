@@ -43,6 +43,13 @@ def _result(path: Path, arch: str, compiled: dict) -> dict:
     return result
 
 
+def _nvrtc() -> str:
+    from cuda.bindings import nvrtc
+
+    _, major, minor = nvrtc.nvrtcVersion()
+    return f"{major}.{minor}"
+
+
 def _id(path: Path) -> str:
     """kernels/NAME.cu or staging/kernels/NAME.cu, wherever the package is installed."""
     return str(path.relative_to(STAGING.parent.parent if STAGING in path.parents else KERNELS_DIR.parent))
@@ -56,7 +63,10 @@ def test_kernel_compiles_without_spills(path, arch, compiled):
     for kernel in {spec.kernel for spec in SPECS if spec.path == path}:
         assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
     spills = [s for _, s in compiler.resources(result["log"]).values()]
-    assert spills and not any(spills), f"{path} spills registers for {arch}:\n{result['log']}"
+    # the machine code is NVRTC's: CI's 13.5 compiles every kernel here unspilled, where 13.0 (the
+    # device's) spills 4-28 bytes in seven online split kernels
+    assert spills and not any(spills), \
+        f"{path} spills registers for {arch} (NVRTC {_nvrtc()}):\n{result['log']}"
     unfit = {spec.name: signature.mismatch(spec, result["cubin"]) for spec in SPECS if spec.path == path}
     assert not any(unfit.values()), unfit  # what a launch hands each kernel is what it takes
 
