@@ -64,7 +64,7 @@ def test_kernel_compiles_without_spills(path, arch, compiled):
         assert f"Compiling entry function '{kernel}'" in result["log"], f"{kernel} missing from {path}"
     spills = [s for _, s in compiler.resources(result["log"]).values()]
     # the machine code is NVRTC's: CI's 13.5 compiles every kernel here unspilled, where 13.0 (the
-    # device's) spills 4-28 bytes in seven online split kernels
+    # device's) spills 4-28 bytes in eleven online split kernels, six of them for sm_90
     assert spills and not any(spills), \
         f"{path} spills registers for {arch} (NVRTC {_nvrtc()}):\n{result['log']}"
     unfit = {spec.name: signature.mismatch(spec, result["cubin"]) for spec in SPECS if spec.path == path}
