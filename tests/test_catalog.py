@@ -8,24 +8,30 @@ from pathlib import Path
 import pytest
 
 import softmax_harness
+import softmax_harness.dispatch
 from softmax_harness import catalog
 
 PACKAGE = Path(softmax_harness.__file__).parent
 
 
-def test_the_front_re_exports_exactly_its_all():
-    public = {name for name in vars(softmax_harness) if not name.startswith("_")}
-    modules = {name for name in public if type(getattr(softmax_harness, name)).__name__ == "module"}
-    assert sorted(softmax_harness.__all__) == sorted(public - modules)
-    for name in softmax_harness.__all__:
-        origin = getattr(getattr(softmax_harness, name), "__module__", "softmax_harness.registry")
-        assert origin != "softmax_harness", f"{name} is defined in the front, not re-exported"
+FRONTS = [softmax_harness, softmax_harness.dispatch]
 
 
-def test_the_front_defines_nothing_of_its_own():
-    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+@pytest.mark.parametrize("front", FRONTS, ids=lambda module: module.__name__)
+def test_the_front_re_exports_exactly_its_all(front):
+    public = {name for name in vars(front) if not name.startswith("_")}
+    modules = {name for name in public if type(getattr(front, name)).__name__ == "module"}
+    assert sorted(front.__all__) == sorted(public - modules)
+    for name in front.__all__:
+        origin = getattr(getattr(front, name), "__module__", f"{front.__name__}.data")
+        assert origin != front.__name__, f"{name} is defined in the front, not re-exported"
+
+
+@pytest.mark.parametrize("front", FRONTS, ids=lambda module: module.__name__)
+def test_the_front_defines_nothing_of_its_own(front):
+    tree = ast.parse(Path(front.__file__).read_text())
     defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert not defined, f"softmax_harness/__init__.py defines {defined}: move them to a module"
+    assert not defined, f"{front.__file__} defines {defined}: move them to a module"
 
 
 SUBMODULES = {p.stem for p in PACKAGE.iterdir()}
