@@ -86,15 +86,15 @@ export PYTHONPATH=/tmp/site:/tmp/site/nvidia_cutlass_dsl/dsl_packages:.
   timeout 120 tools/latency-spread "$r/rows16_f32.jsonl" cluster16_push_c163840 cluster_push_c155648 \
     "${shapes[@]}" --who harness-cupy > "$r/rows16_f32.txt" 2>&1
   echo "rows16 fp32 rc $?"; pack; }
-# The bias form's misaligned 16-bit rows of 65473-72702, which dispatch._SPLIT_WIDE gives the
-# split kernel on 512-thread blocks (0.875 against the barrier cluster's 0.826 at 65535 on an
-# H100: split_blocks_regs_h100.jsonl; the barrier cluster ahead of the 256-thread split kernel at
-# every length there: misaligned_bias_h100.jsonl): the three and the push kernel, the dispatcher
-# beside, each length in one call (misbias, ~1 minute; on an H200).
+# The bias form's misaligned 16-bit rows of 65473-72702, which dispatch.ladders.SPLIT_WIDE gives
+# the split kernels on 512-thread blocks, 8 + 48 up to 65536 and 16 + 56 (_e16s56) past it (0.875
+# against the barrier cluster's 0.826 at 65535 on an H100: split_blocks_regs_h100.jsonl; _e16s56
+# ahead at 69631 and 72702, behind at 65535: bias_s56_h100.jsonl): the four and the push kernel,
+# the dispatcher beside, each length in one call (misbias, ~1 minute).
 [[ $steps == *" misbias "* ]] && lengths_map misbias scaled_softmax_bias "bfloat16:65473 bfloat16:65535 \
   bfloat16:66561 bfloat16:67585 bfloat16:68609 bfloat16:69631 bfloat16:70657 bfloat16:71681 bfloat16:72702 \
   float16:65535 float16:69631" "scaled_bias_online_split_{s}" "scaled_bias_online_split_{s}_b512" \
-  "scaled_bias_cluster_{s}_c73728" "scaled_bias_cluster_push_{s}_c73728"
+  "scaled_bias_online_split_{s}_e16s56" "scaled_bias_cluster_{s}_c73728" "scaled_bias_cluster_push_{s}_c73728"
 # The mask form's misaligned 16-bit rows of 55001-73663 on its push kernels sized 65536 and
 # 73728 and its barrier cluster beside its split kernel on 512-thread blocks (the dispatcher's
 # choice there): on an H100 the push kernel sized 73728 ran 0.857 of a copy at 65535 against the
