@@ -12,7 +12,6 @@ from . import forward, ladders
 
 @functools.cache
 def by_name():
-    """name -> variant, of kernels/ (the tables' names that wait in staging/ are not among them)."""
     return {v.name: v for v in catalog.variants()}
 
 
